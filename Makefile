@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# dm-ressd: build the module, check it, and run its tests.
+#
+#   make                 build dm_ressd.ko against KDIR
+#   make install         modules_install + depmod
+#   make check           W=1 and sparse builds, checkpatch, kernel-doc
+#   make kunit           KUnit suites in the UML debug kernel
+#   make test-uml        functional tests in the UML debug kernel
+#   make test-vm         functional tests in the Debian kernel under QEMU
+#   make test            all of the above, one summary line
+#   make test-quick      check + kunit + test-uml
+#   make deps            install build and test dependencies (root)
+#
+# KDIR defaults to the running kernel's build directory when it exists, else
+# to the newest installed Debian headers.
+
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
+		echo /lib/modules/$$(uname -r)/build; \
+	else \
+		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; \
+	fi)
+
+# Run these scripts with bash explicitly: a fresh clone may lose modes.
+SH := bash
+
+.PHONY: all modules clean install check kunit test-uml test-vm test test-quick deps
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR or run 'make deps'"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -f tests/kunit/*.o tests/kunit/.*.cmd tests/kunit/*.ko tests/kunit/*.mod*
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
+
+deps:
+	$(SH) scripts/deps.sh
+
+check:
+	$(SH) scripts/check.sh
+
+kunit:
+	$(SH) scripts/kunit.sh
+
+test-uml:
+	$(SH) scripts/test-guest.sh uml
+
+test-vm:
+	$(SH) scripts/test-guest.sh vm
+
+test:
+	$(SH) scripts/test-all.sh
+
+test-quick:
+	$(SH) scripts/test-all.sh --quick

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The on-disk format of dm-ressd's reserved area.
+ *
+ * This header is shared, unchanged, by the kernel module and the user-space
+ * tools (ressdsetup, the fuzzers): it only uses fixed-width little-endian
+ * types, which the tools map through a small shim.
+ *
+ * The reserved area ("log range") is cut into 4 KiB blocks:
+ *
+ *   block 0        superblock copy A
+ *   block 1        superblock copy B
+ *   block 2 ..     the circular log: slot s is block 2 + s
+ *
+ * The superblock copies are written alternately; the valid copy with the
+ * higher generation wins.  The log holds records: one header block followed
+ * by nr_data data blocks in the next slots.  A record never wraps: when it
+ * does not fit before the end of the log the writer starts it at slot 0, and
+ * recovery, after the record that ends at slot e, looks for the next header
+ * at e and then at 0.
+ *
+ * Every metadata block starts with magic, checksum, version and its own
+ * location, and its crc32c is seeded with the volume's random nonce, so that
+ * blocks of another volume, another format or another place are rejected.
+ */
+#ifndef DM_RESSD_FORMAT_H
+#define DM_RESSD_FORMAT_H
+
+#define RESSD_BLOCK_SIZE	4096
+#define RESSD_BLOCK_SHIFT	12
+#define RESSD_SECTORS_PER_BLOCK	8	/* 512-byte sectors in a block */
+#define RESSD_SB_BLOCKS		2	/* superblock copies A and B */
+
+/* "ReSSD-sb" and "ReSSD-lg" as little-endian u64 */
+#define RESSD_SB_MAGIC		0x62732d4453536552ULL
+#define RESSD_REC_MAGIC		0x676c2d4453536552ULL
+
+/* On-disk format versions this code reads; it writes RESSD_FORMAT_VERSION. */
+#define RESSD_FORMAT_VERSION	1
+#define RESSD_FORMAT_MIN	1
+#define RESSD_FORMAT_MAX	1
+
+/* Feature flags: unknown incompat flags refuse activation. */
+#define RESSD_FEATURE_COMPAT_SUPP	0U
+#define RESSD_FEATURE_RO_COMPAT_SUPP	0U
+#define RESSD_FEATURE_INCOMPAT_SUPP	0U
+
+/* Largest values a valid on-disk block may carry. */
+#define RESSD_MAX_BLOCK		((1ULL << 48) - 1)	/* origin blocks */
+#define RESSD_MAX_SLOTS		0x40000000U		/* log slots: 2^30 */
+
+/*
+ * Superblock, at blocks 0 and 1 of the log range.  The rest of the 4 KiB
+ * block is zero and covered by the checksum.
+ */
+struct ressd_disk_sb {
+	__le64 magic;		/*   0: RESSD_SB_MAGIC */
+	__le32 csum;		/*   8: crc32c of the block, this field zero */
+	__le32 version;		/*  12: format version */
+	__le64 location;	/*  16: 0 for copy A, 1 for copy B */
+	__le64 generation;	/*  24: +1 per superblock write */
+	__le64 nonce;		/*  32: random, chosen at format time */
+	__le32 compat;		/*  40: compatible features */
+	__le32 ro_compat;	/*  44: read-only compatible features */
+	__le32 incompat;	/*  48: incompatible features */
+	__le32 block_size;	/*  52: RESSD_BLOCK_SIZE */
+	__le64 origin_offset;	/*  56: sectors, start of the normal area */
+	__le64 origin_sectors;	/*  64: sectors, size of the normal area */
+	__le64 log_offset;	/*  72: sectors, start of the log range */
+	__le64 log_sectors;	/*  80: sectors, size of the log range */
+	__le32 nr_slots;	/*  88: log slots after the superblocks */
+	__le32 small_write_max;	/*  92: tunables at the last write (info) */
+	__le32 mover_batch;	/*  96 */
+	__le32 high_watermark;	/* 100 */
+	__le32 low_watermark;	/* 104 */
+	__le32 tail_slot;	/* 108: checkpoint: header slot of the oldest */
+	__le64 tail_seq;	/* 112:   live record, and its sequence number */
+	__u8 reserved[136];	/* 120: zero */
+} __packed;			/* 256 */
+
+/* One data block of a record: where it belongs, and its data's crc32c. */
+struct ressd_disk_entry {
+	__le64 block;		/*   0: original 4 KiB block in the normal area */
+	__le32 csum;		/*   8: crc32c of the data, seeded with nonce */
+} __packed;			/*  12 */
+
+/* A range of original blocks whose logged copies died before this record. */
+struct ressd_disk_inval {
+	__le64 block;		/*   0: first original block */
+	__le32 nr_blocks;	/*   8 */
+} __packed;			/*  12 */
+
+/*
+ * Record header: one log slot, followed by nr_data data blocks.  entries[]
+ * holds nr_data entries, then nr_inval invalidation ranges (same size).
+ */
+struct ressd_disk_rec {
+	__le64 magic;		/*   0: RESSD_REC_MAGIC */
+	__le32 csum;		/*   8: crc32c of the block, this field zero */
+	__le32 version;		/*  12: format version */
+	__le64 nonce;		/*  16: the volume's nonce */
+	__le64 seq;		/*  24: +1 per record */
+	__le32 slot;		/*  32: this header's own slot */
+	__le16 nr_data;		/*  36: data blocks following the header */
+	__le16 nr_inval;	/*  38: invalidation ranges */
+	__le32 tail_slot;	/*  40: the writer's checkpoint when sealed */
+	__le32 flags;		/*  44: zero */
+	__le64 tail_seq;	/*  48 */
+	__u8 reserved[8];	/*  56: zero */
+	struct ressd_disk_entry entries[]; /* 64 */
+} __packed;
+
+#define RESSD_REC_HDR_SIZE	64
+#define RESSD_REC_MAX_ITEMS \
+	((RESSD_BLOCK_SIZE - RESSD_REC_HDR_SIZE) / sizeof(struct ressd_disk_entry))
+
+#endif /* DM_RESSD_FORMAT_H */

@@ -1,0 +1,65 @@
+#!/bin/bash
+# make check: W=1 and sparse (C=2) builds against the Debian headers and the
+# UML debug kernel with no warning from our files, checkpatch --strict on our
+# sources, kernel-doc on our headers.  One PASS/FAIL line per check, then
+# "N passed, N failed".
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+out=$RESSD_TOP/.out/check
+rm -rf "$out"
+mkdir -p "$out"
+passed=0 failed=0
+result() {	# <ok?> <name> [detail file]
+	if [ "$1" = 0 ]; then
+		echo "PASS [check] $2"
+		passed=$((passed + 1))
+	else
+		echo "FAIL [check] $2"
+		[ -n "${3:-}" ] && head -n 30 "$3" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+}
+
+src=$(ressd_source_tree) || ressd_die "linux-source-6.1 is not installed (run make deps)"
+cd "$RESSD_TOP"
+mapfile -t cfiles < <(git ls-files -co --exclude-standard -- '*.c' '*.h' | grep -v '^tools/\|^\.out/' || true)
+[ ${#cfiles[@]} -gt 0 ] || mapfile -t cfiles < <(find . -name '*.[ch]' -not -path './.out/*' -not -path './tools/*' | sed 's,^\./,,')
+
+# Our sources copied to a build directory of their own for each kernel.
+build_check() {	# <name> <kdir> [make args]
+	local name=$1 kdir=$2
+	shift 2
+	local b=$out/$name
+	mkdir -p "$b"
+	rsync -a --include='*/' --include='*.c' --include='*.h' --include=Kbuild \
+		--exclude='*' --prune-empty-dirs --exclude=.out --exclude=tools "$RESSD_TOP/" "$b/"
+	make -C "$kdir" "$@" M="$b" W=1 C=2 modules >"$b.log" 2>&1
+	local rc=$?
+	# Warnings and errors that point into our files.
+	grep -E "^$b/[^:]+:[0-9]+(:[0-9]+)?: (warning|error)" "$b.log" >"$b.warn"
+	[ $rc -eq 0 ] && [ ! -s "$b.warn" ]
+	result $? "$name: W=1 C=2 build with no warnings" "$([ -s "$b.warn" ] && echo "$b.warn" || echo "$b.log")"
+}
+
+kver=$(ressd_debian_kver) || ressd_die "no Debian kernel headers (run make deps)"
+build_check "debian-$kver" "/usr/src/linux-headers-$kver"
+if uml=$(bash "$RESSD_TOP/scripts/uml-kernel.sh"); then
+	build_check uml-debug "$uml" ARCH=um
+else
+	result 1 "uml-debug: kernel build"
+fi
+
+perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${cfiles[@]}" >"$out/checkpatch.txt" 2>&1
+grep -qE '^(ERROR|WARNING|CHECK)' "$out/checkpatch.txt" && r=1 || r=0
+result $r "checkpatch --strict (${#cfiles[@]} files)" "$out/checkpatch.txt"
+
+mapfile -t hfiles < <(printf '%s\n' "${cfiles[@]}" | grep '\.h$')
+perl "$src/scripts/kernel-doc" -none "${hfiles[@]}" >"$out/kernel-doc.txt" 2>&1
+[ -s "$out/kernel-doc.txt" ] && r=1 || r=0
+result $r "kernel-doc -none (${#hfiles[@]} headers)" "$out/kernel-doc.txt"
+
+echo "$passed $failed" >"$out/counts"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

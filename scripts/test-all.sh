@@ -1,0 +1,47 @@
+#!/bin/bash
+# make test: every layer of tests, one closing summary line.
+#
+#   scripts/test-all.sh           deps, check, kunit, test-uml, test-vm
+#   scripts/test-all.sh --quick   deps, check, kunit, test-uml
+#
+# Each layer prints its own PASS/FAIL lines; this script adds up their counts
+# and prints "N passed, N failed" alone on the last line, exiting non-zero on
+# any failure.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+cd "$RESSD_TOP"
+
+layers=(check kunit uml vm)
+[ "${1:-}" = --quick ] && layers=(check kunit uml)
+
+start=$(date +%s)
+passed=0 failed=0
+if ! bash scripts/deps.sh; then
+	echo "FAIL [deps] installing dependencies"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+for layer in "${layers[@]}"; do
+	t0=$(date +%s)
+	case $layer in
+	check) bash scripts/check.sh; counts=.out/check/counts ;;
+	kunit) bash scripts/test-guest.sh kunit; counts=.out/kunit/counts ;;
+	uml) bash scripts/test-guest.sh uml; counts=.out/uml/counts ;;
+	vm) bash scripts/test-guest.sh vm; counts=.out/vm/counts ;;
+	esac
+	rc=$?
+	if [ -r "$counts" ]; then
+		read -r p f <"$counts"
+	else
+		p=0 f=1
+	fi
+	# A layer that failed without counting a failure still fails the run.
+	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	passed=$((passed + p))
+	failed=$((failed + f))
+	ressd_log "layer $layer: $p passed, $f failed in $(( $(date +%s) - t0 )) s"
+	rm -f "$counts"
+done
+ressd_log "all layers took $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Runs inside a guest (the UML debug kernel as PID 1, or the Debian kernel
+# under virtme-ng): loads the module, runs each test script with a timeout,
+# and writes one line per test to $RES/results.txt:
+#
+#   PASS <name> <seconds>
+#   FAIL <name> <seconds> <reason>
+#
+# A test fails when its script exits non-zero or when the kernel log during
+# the test shows a warning, a BUG, a KASAN/UBSAN/lockdep report or a trace.
+#
+# usage: guest-run.sh <uml|vm|kunit> <results dir> <module dir> [test ...]
+set -u
+kind=$1 RES=$2 MOD=$3
+shift 3
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+
+if [ "$kind" != vm ]; then
+	# UML: we are init.  The root is the host's, through hostfs.
+	mount -t proc proc /proc
+	mount -t sysfs sys /sys
+	mount -t devtmpfs dev /dev
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts devpts /dev/pts
+	mount -t tmpfs tmp /dev/shm
+	mount -t tmpfs run /run
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	export HOME=/run
+fi
+export RESSD_TOP=$TOP RESSD_KIND=$kind RESSD_MOD=$MOD RESSD_RES=$RES
+export DM_DISABLE_UDEV=1
+export TMPDIR=/run/ressd-tmp
+mkdir -p "$TMPDIR"
+if [ "$kind" = vm ]; then
+	export RESSD_DISK_A=/dev/vda RESSD_DISK_B=/dev/vdb
+else
+	export RESSD_DISK_A=/dev/ubda RESSD_DISK_B=/dev/ubdb
+fi
+
+finish() {
+	sync
+	echo "GUEST-DONE" >>"$RES/results.txt"
+	if [ "$kind" != vm ]; then
+		/bin/busybox poweroff -f
+	fi
+	exit 0
+}
+
+bad_kernel_log='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Oops|general protection fault|kernel BUG|Kernel panic'
+
+# Any boot-time noise stays in boot.dmesg; each test starts with a clear log.
+dmesg >"$RES/boot.dmesg" 2>&1
+dmesg -C
+
+if [ "$kind" = vm ]; then
+	modprobe -a dm-mod dm-flakey dm-log-writes libcrc32c crc32c 2>>"$RES/boot.dmesg"
+fi
+
+if [ "$kind" = kunit ]; then
+	# The KUnit module's suites run when it is loaded; the host parses KTAP.
+	start=$(date +%s)
+	insmod "$MOD/dm_ressd.ko" && insmod "$MOD/tests/kunit/dm_ressd_kunit.ko"
+	rc=$?
+	dmesg >"$RES/kunit.dmesg" 2>&1
+	echo "INSMOD $rc $(( $(date +%s) - start ))" >>"$RES/results.txt"
+	finish
+fi
+
+if ! insmod "$MOD/dm_ressd.ko" 2>"$RES/insmod.err"; then
+	echo "FAIL insmod 0 $(tr '\n' ' ' <"$RES/insmod.err")" >>"$RES/results.txt"
+	finish
+fi
+
+for t in "$@"; do
+	name=$(basename "$t" .sh)
+	start=$(date +%s)
+	timeout -k 10 "${RESSD_TEST_TIMEOUT:-900}" bash "$t" >"$RES/$name.log" 2>&1
+	rc=$?
+	# Clean up whatever the test left behind, so the next one starts afresh.
+	dmsetup remove_all --force --retry >/dev/null 2>&1
+	grep -q ' /run/ressd-mnt' /proc/mounts && umount -l /run/ressd-mnt
+	dmesg >"$RES/$name.dmesg" 2>&1
+	dmesg -C
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -ne 0 ]; then
+		reason="exit $rc: $(grep -m1 '^FAIL' "$RES/$name.log" | cut -c1-200)"
+		[ $rc -eq 124 ] && reason="timed out"
+		echo "FAIL $name $secs $reason" >>"$RES/results.txt"
+	elif bad=$(grep -E -m1 "$bad_kernel_log" "$RES/$name.dmesg"); then
+		echo "FAIL $name $secs kernel log: $bad" >>"$RES/results.txt"
+	else
+		echo "PASS $name $secs" >>"$RES/results.txt"
+	fi
+done
+rmmod dm_ressd 2>>"$RES/rmmod.err" || echo "FAIL rmmod 0 $(cat "$RES/rmmod.err")" >>"$RES/results.txt"
+dmesg >"$RES/unload.dmesg" 2>&1
+if bad=$(grep -E -m1 "$bad_kernel_log" "$RES/unload.dmesg"); then
+	echo "FAIL module-unload 0 kernel log: $bad" >>"$RES/results.txt"
+fi
+finish

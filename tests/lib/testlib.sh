@@ -1,0 +1,74 @@
+# Helpers for the functional tests in tests/vm/.  Sourced by each test, which
+# runs inside a guest (see tests/lib/guest-run.sh) as root with:
+#   RESSD_DISK_A, RESSD_DISK_B   scratch disks (1 GiB and 512 MiB)
+#   RESSD_KIND                   vm (Debian kernel) or uml (debug kernel)
+#   TMPDIR                       a tmpfs for the test's own files
+# A test prints what it checks, calls fail() on the first broken expectation,
+# and exits 0 when everything held.
+set -u
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+note() { echo "-- $*"; }
+
+# sectors of a block device
+dev_sectors() { blockdev --getsz "$1"; }
+
+# Size of $RESSD_DISK_A and B in sectors.
+DISK_A_SECTORS=$(dev_sectors "$RESSD_DISK_A")
+DISK_B_SECTORS=$(dev_sectors "$RESSD_DISK_B")
+
+# Zero the first $2 KiB (default 8) at sector $3 of device $1.
+zero_at() {
+	dd if=/dev/zero of="$1" bs=1k count="${2:-8}" seek=$(( ${3:-0} / 2 )) \
+		conv=notrunc oflag=direct status=none
+}
+
+# dm_create <name> <table>: create or fail the test with the kernel's reason.
+dm_create() {
+	local name=$1 table=$2
+	if ! dmsetup create "$name" --table "$table" 2>"$TMPDIR/dmsetup.err"; then
+		cat "$TMPDIR/dmsetup.err"
+		dmesg | tail -n 5
+		fail "could not create $name with: $table"
+	fi
+	dmsetup mknodes "$name" >/dev/null 2>&1
+	[ -b "/dev/mapper/$name" ] || fail "/dev/mapper/$name did not appear"
+}
+
+dm_remove() {
+	dmsetup remove --retry "$1" || fail "could not remove $1"
+}
+
+# expect_ctr_error <table> <message>: creating must fail and the kernel must
+# say exactly why.
+expect_ctr_error() {
+	local table=$1 want=$2
+	dmesg -C
+	if dmsetup create ressd_bad --table "$table" >/dev/null 2>&1; then
+		dmsetup remove --retry ressd_bad
+		fail "accepted bad table: '$table'"
+	fi
+	if ! dmesg | grep -qF -- "$want"; then
+		echo "kernel said:"
+		dmesg | tail -n 5
+		fail "table '$table': expected error '$want'"
+	fi
+	echo "ok: '$table' -> $want"
+}
+
+# status_field <name> <n>: the n-th (1-based) field of the INFO status line,
+# after the "<start> <len> ressd" prefix.
+status_field() {
+	dmsetup status "$1" | awk -v n="$2" '{ print $(n + 3) }'
+}
+
+# A self-checking 4 KiB block pattern: "<tag> <block>" repeated.  Used by
+# tests that need to know what each block should hold.
+make_block() {	# <tag> <block> -> 4096 bytes on stdout
+	local line
+	line=$(printf '%-63s\n' "$1 $2")
+	yes "$line" 2>/dev/null | head -c 4096
+}
