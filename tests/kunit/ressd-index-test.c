@@ -880,8 +880,5 @@ static struct kunit_suite ressd_index_test_suite = {
 	.test_cases = ressd_index_test_cases,
 };
 
+/* Module license and namespace import: tests/kunit/ressd-kunit.c. */
 kunit_test_suite(ressd_index_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for dm-ressd");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -56,17 +56,23 @@ if [ "$kind" = vm ]; then
 	modprobe -a dm-mod dm-flakey dm-log-writes libcrc32c crc32c 2>>"$RES/boot.dmesg"
 fi
 
+# dm-ftlsim, when built, is loaded first: the tests and the KUnit module use it.
+ftlsim_rc=0
+if [ -e "$MOD/tools/ftlsim/dm_ftlsim.ko" ]; then
+	insmod "$MOD/tools/ftlsim/dm_ftlsim.ko" 2>>"$RES/insmod.err" || ftlsim_rc=1
+fi
+
 if [ "$kind" = kunit ]; then
 	# The KUnit module's suites run when it is loaded; the host parses KTAP.
 	start=$(date +%s)
-	insmod "$MOD/dm_ressd.ko" && insmod "$MOD/tests/kunit/dm_ressd_kunit.ko"
+	[ $ftlsim_rc = 0 ] && insmod "$MOD/dm_ressd.ko" && insmod "$MOD/tests/kunit/dm_ressd_kunit.ko"
 	rc=$?
 	dmesg >"$RES/kunit.dmesg" 2>&1
 	echo "INSMOD $rc $(( $(date +%s) - start ))" >>"$RES/results.txt"
 	finish
 fi
 
-if ! insmod "$MOD/dm_ressd.ko" 2>"$RES/insmod.err"; then
+if [ $ftlsim_rc != 0 ] || ! insmod "$MOD/dm_ressd.ko" 2>>"$RES/insmod.err"; then
 	echo "FAIL insmod 0 $(tr '\n' ' ' <"$RES/insmod.err")" >>"$RES/results.txt"
 	finish
 fi
@@ -93,6 +99,9 @@ for t in "$@"; do
 	fi
 done
 rmmod dm_ressd 2>>"$RES/rmmod.err" || echo "FAIL rmmod 0 $(cat "$RES/rmmod.err")" >>"$RES/results.txt"
+if grep -q '^dm_ftlsim ' /proc/modules; then
+	rmmod dm_ftlsim 2>>"$RES/rmmod.err" || echo "FAIL rmmod 0 $(cat "$RES/rmmod.err")" >>"$RES/results.txt"
+fi
 dmesg >"$RES/unload.dmesg" 2>&1
 if bad=$(grep -E -m1 "$bad_kernel_log" "$RES/unload.dmesg"); then
 	echo "FAIL module-unload 0 kernel log: $bad" >>"$RES/results.txt"
