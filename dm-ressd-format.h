@@ -47,7 +47,7 @@
 
 /* Largest values a valid on-disk block may carry. */
 #define RESSD_MAX_BLOCK		((1ULL << 48) - 1)	/* origin blocks */
-#define RESSD_MAX_SLOTS		0x40000000U		/* log slots: 2^30 */
+#define RESSD_MAX_SLOTS		0x4000000U	/* log slots: 2^26, a 256 GiB log */
 
 /*
  * Superblock, at blocks 0 and 1 of the log range.  The rest of the 4 KiB

@@ -118,7 +118,10 @@ struct ressd_map {
 	u32 len;		/* blocks in the run, 1 <= len <= max */
 };
 
-/* Allocate the slot array for @nr_slots slots (may sleep). 0 or -ENOMEM. */
+/*
+ * Allocate the slot array for @nr_slots slots (may sleep): 0, -ENOMEM, or
+ * -EINVAL for 0 or more than RESSD_MAX_SLOTS slots.
+ */
 int ressd_index_init(struct ressd_index *idx, u32 nr_slots);
 void ressd_index_exit(struct ressd_index *idx);
 /* Bytes of memory the index holds (reported in status). */
