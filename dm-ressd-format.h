@@ -19,6 +19,16 @@
  * recovery, after the record that ends at slot e, looks for the next header
  * at e and then at 0.
  *
+ * Replay starts at the superblock's checkpoint (tail_slot, tail_seq) and
+ * follows the chain: the record after one that ends at slot e is at e (or at
+ * 0 when e is the end of the log), carries seq + 1, and an epoch no smaller
+ * than its predecessor's and no larger than the superblock's.  The epoch goes
+ * up by one in the checkpoint that every recovery writes before the first new
+ * record, so that a stale record left beyond a torn one by an earlier life of
+ * the log can never be mistaken for the continuation of the new chain.
+ *
+ * Within a record the invalidations apply first, then the entries in order.
+ *
  * Every metadata block starts with magic, checksum, version and its own
  * location, and its crc32c is seeded with the volume's random nonce, so that
  * blocks of another volume, another format or another place are rejected.
@@ -75,7 +85,8 @@ struct ressd_disk_sb {
 	__le32 low_watermark;	/* 104 */
 	__le32 tail_slot;	/* 108: checkpoint: header slot of the oldest */
 	__le64 tail_seq;	/* 112:   live record, and its sequence number */
-	__u8 reserved[136];	/* 120: zero */
+	__le64 epoch;		/* 120: +1 at every recovery, see below */
+	__u8 reserved[128];	/* 128: zero */
 } __packed;			/* 256 */
 
 /* One data block of a record: where it belongs, and its data's crc32c. */
@@ -106,9 +117,12 @@ struct ressd_disk_rec {
 	__le32 tail_slot;	/*  40: the writer's checkpoint when sealed */
 	__le32 flags;		/*  44: zero */
 	__le64 tail_seq;	/*  48 */
-	__u8 reserved[8];	/*  56: zero */
+	__le64 epoch;		/*  56: the superblock's epoch when written */
 	struct ressd_disk_entry entries[]; /* 64 */
 } __packed;
+
+/* An entry whose data died before its record was sealed: skip it. */
+#define RESSD_DEAD_BLOCK	U64_MAX
 
 #define RESSD_REC_HDR_SIZE	64
 #define RESSD_REC_MAX_ITEMS \

@@ -50,19 +50,30 @@ u32 ressd_nr_slots(sector_t log_sectors)
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_nr_slots);
 
-/* Checksum of a superblock block: over 4 KiB with the csum field as zero. */
+/*
+ * Checksum of a metadata block (superblock or record header): crc32c over
+ * the 4 KiB block with its csum field (bytes 8..11 in both) taken as zero.
+ */
+#define RESSD_CSUM_OFFSET	8
+u32 ressd_block_csum(const void *blk, u64 nonce)
+{
+	u32 seed = (u32)nonce ^ (u32)(nonce >> 32);
+	const u8 *p = blk;
+	u32 zero = 0, crc;
+
+	BUILD_BUG_ON(offsetof(struct ressd_disk_sb, csum) != RESSD_CSUM_OFFSET);
+	BUILD_BUG_ON(offsetof(struct ressd_disk_rec, csum) != RESSD_CSUM_OFFSET);
+	crc = crc32c(seed, p, RESSD_CSUM_OFFSET);
+	crc = crc32c(crc, &zero, sizeof(zero));
+	return crc32c(crc, p + RESSD_CSUM_OFFSET + sizeof(zero),
+		      RESSD_BLOCK_SIZE - RESSD_CSUM_OFFSET - sizeof(zero));
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_block_csum);
+
+/* A superblock's checksum is seeded with the nonce it carries itself. */
 static u32 ressd_sb_csum(const struct ressd_disk_sb *sb)
 {
-	u64 nonce = le64_to_cpu(sb->nonce);
-	u32 zero = 0, crc;
-	const u8 *p = (const u8 *)sb;
-	size_t off = offsetof(struct ressd_disk_sb, csum);
-	u32 seed = (u32)nonce ^ (u32)(nonce >> 32);
-
-	crc = crc32c(seed, p, off);
-	crc = crc32c(crc, &zero, sizeof(zero));
-	return crc32c(crc, p + off + sizeof(zero),
-		      RESSD_BLOCK_SIZE - off - sizeof(zero));
+	return ressd_block_csum(sb, le64_to_cpu(sb->nonce));
 }
 
 void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
@@ -96,6 +107,7 @@ void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
 	sb->low_watermark = cpu_to_le32(t->low_watermark);
 	sb->tail_slot = cpu_to_le32(info->tail_slot);
 	sb->tail_seq = cpu_to_le64(info->tail_seq);
+	sb->epoch = cpu_to_le64(info->epoch);
 	sb->csum = cpu_to_le32(ressd_sb_csum(sb));
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_sb_encode);
@@ -211,6 +223,7 @@ static void ressd_sb_decode(const struct ressd_disk_sb *sb,
 	info->nr_slots = le32_to_cpu(sb->nr_slots);
 	info->tail_slot = le32_to_cpu(sb->tail_slot);
 	info->tail_seq = le64_to_cpu(sb->tail_seq);
+	info->epoch = le64_to_cpu(sb->epoch);
 	info->compat = le32_to_cpu(sb->compat);
 	info->ro_compat = le32_to_cpu(sb->ro_compat);
 	info->incompat = le32_to_cpu(sb->incompat);
@@ -347,3 +360,249 @@ out:
 			__free_page(page[i]);
 	return r;
 }
+
+/* ---- log records ---- */
+
+void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
+		      const struct ressd_rec *r,
+		      const struct ressd_disk_entry *e,
+		      const struct ressd_disk_inval *inv)
+{
+	struct ressd_disk_rec *rec = blk;
+	u8 *items = (u8 *)rec->entries;
+
+	BUILD_BUG_ON(sizeof(struct ressd_disk_entry) != sizeof(struct ressd_disk_inval));
+	if (WARN_ON_ONCE(r->nr_data + r->nr_inval > RESSD_REC_MAX_ITEMS))
+		return;
+	memset(blk, 0, RESSD_BLOCK_SIZE);
+	rec->magic = cpu_to_le64(RESSD_REC_MAGIC);
+	rec->version = cpu_to_le32(RESSD_FORMAT_VERSION);
+	rec->nonce = cpu_to_le64(lg->nonce);
+	rec->seq = cpu_to_le64(r->seq);
+	rec->slot = cpu_to_le32(r->slot);
+	rec->nr_data = cpu_to_le16(r->nr_data);
+	rec->nr_inval = cpu_to_le16(r->nr_inval);
+	rec->tail_slot = cpu_to_le32(r->tail_slot);
+	rec->tail_seq = cpu_to_le64(r->tail_seq);
+	rec->epoch = cpu_to_le64(r->epoch);
+	memcpy(items, e, r->nr_data * sizeof(*e));
+	memcpy(items + r->nr_data * sizeof(*e), inv, r->nr_inval * sizeof(*inv));
+	rec->csum = cpu_to_le32(ressd_block_csum(blk, lg->nonce));
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_rec_encode);
+
+const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
+			     u32 slot, struct ressd_rec *r)
+{
+	const struct ressd_disk_rec *rec = blk;
+	const struct ressd_disk_entry *e = rec->entries;
+	const struct ressd_disk_inval *inv;
+	u32 i, v;
+
+	if (le64_to_cpu(rec->magic) != RESSD_REC_MAGIC)
+		return "no record magic";
+	if (le64_to_cpu(rec->nonce) != lg->nonce)
+		return "record of another volume";
+	if (le32_to_cpu(rec->slot) != slot)
+		return "record written for another slot";
+	if (le32_to_cpu(rec->csum) != ressd_block_csum(blk, lg->nonce))
+		return "bad record checksum";
+	v = le32_to_cpu(rec->version);
+	if (v < RESSD_FORMAT_MIN || v > RESSD_FORMAT_MAX)
+		return "unsupported record version";
+	if (rec->flags)
+		return "unknown record flags";
+
+	r->seq = le64_to_cpu(rec->seq);
+	r->epoch = le64_to_cpu(rec->epoch);
+	r->slot = slot;
+	r->nr_data = le16_to_cpu(rec->nr_data);
+	r->nr_inval = le16_to_cpu(rec->nr_inval);
+	r->tail_slot = le32_to_cpu(rec->tail_slot);
+	r->tail_seq = le64_to_cpu(rec->tail_seq);
+
+	/* Every value is bounded before anyone uses it as an index. */
+	if (r->nr_data + r->nr_inval > RESSD_REC_MAX_ITEMS)
+		return "too many items in a record";
+	if ((u64)slot + 1 + r->nr_data > lg->nr_slots)
+		return "record runs past the end of the log";
+	if (r->tail_slot >= lg->nr_slots)
+		return "record checkpoint out of range";
+	if (r->tail_seq > r->seq)
+		return "record checkpoint ahead of the record";
+	for (i = 0; i < r->nr_data; i++) {
+		u64 b = le64_to_cpu(e[i].block);
+
+		if (b != RESSD_DEAD_BLOCK && b >= lg->origin_blocks)
+			return "record entry beyond the origin";
+	}
+	inv = (const struct ressd_disk_inval *)(e + r->nr_data);
+	for (i = 0; i < r->nr_inval; i++) {
+		u64 b = le64_to_cpu(inv[i].block);
+		u32 n = le32_to_cpu(inv[i].nr_blocks);
+
+		if (!n || b >= lg->origin_blocks || n > lg->origin_blocks - b)
+			return "record invalidation beyond the origin";
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_rec_decode);
+
+/*
+ * Read and check the header expected at @slot with @seq, whose epoch must
+ * lie between @min_epoch (its predecessor's) and the superblock's.
+ * Returns 0 for a valid header, 1 at the end of the chain (rp->stop says
+ * why), or the read error.
+ */
+static int ressd_replay_header(struct ressd_replay *rp, u32 slot, u64 seq,
+			       u64 min_epoch, struct ressd_rec *r)
+{
+	const char *why;
+	int err;
+
+	err = rp->read(rp->ctx, slot, rp->hdr);
+	if (err)
+		return err;
+	why = ressd_rec_decode(rp->hdr, rp->lg, slot, r);
+	if (!why && r->seq != seq)
+		why = "sequence break";
+	if (!why && (r->epoch < min_epoch || r->epoch > rp->epoch))
+		why = "epoch out of order";
+	if (why) {
+		rp->stop = why;
+		return 1;
+	}
+	return 0;
+}
+
+/* Apply one valid record (its header in rp->hdr): invalidations, entries. */
+static int ressd_replay_apply(struct ressd_replay *rp, const struct ressd_rec *r)
+{
+	const struct ressd_disk_rec *rec = rp->hdr;
+	const struct ressd_disk_entry *e = rec->entries;
+	const struct ressd_disk_inval *inv =
+		(const struct ressd_disk_inval *)(e + r->nr_data);
+	struct ressd_index *idx = rp->idx;
+	u32 i;
+	int err;
+
+	for (i = 0; i < r->nr_inval; i++) {
+		spin_lock_irq(&idx->lock);
+		rp->invalidated += __ressd_index_remove_range(idx,
+					le64_to_cpu(inv[i].block),
+					le32_to_cpu(inv[i].nr_blocks));
+		spin_unlock_irq(&idx->lock);
+	}
+	for (i = 0; i < r->nr_data; i++) {
+		u64 block = le64_to_cpu(e[i].block);
+		u32 slot = r->slot + 1 + i;
+
+		if (block == RESSD_DEAD_BLOCK)
+			continue;
+		err = rp->read(rp->ctx, slot, rp->data);
+		if (err)
+			return err;
+		/* A torn record: this block never became durable; keep the older copy. */
+		if (ressd_csum(rp->lg->nonce, rp->data, RESSD_BLOCK_SIZE) !=
+		    le32_to_cpu(e[i].csum)) {
+			rp->bad_data++;
+			continue;
+		}
+		spin_lock_irq(&idx->lock);
+		__ressd_index_insert(idx, block, slot);
+		spin_unlock_irq(&idx->lock);
+		rp->entries++;
+	}
+	return 0;
+}
+
+/*
+ * Two passes over the chain that starts at the superblock's checkpoint.  The
+ * first finds its end and the newest checkpoint any record carries (the
+ * mover may have moved records home after the superblock was written); the
+ * second applies, in order, the records from that checkpoint on.  Nothing is
+ * written, so a crash during replay replays the same way again.
+ */
+int ressd_replay(struct ressd_replay *rp, const char **error)
+{
+	const struct ressd_log_geo *lg = rp->lg;
+	u32 slot = rp->tail_slot, walked = 0, nr_rec = 0, i;
+	u64 seq = rp->tail_seq, epoch = 0;
+	struct ressd_rec r;
+	int ret;
+
+	rp->new_tail_slot = rp->tail_slot;
+	rp->new_tail_seq = rp->tail_seq;
+	rp->records = 0;
+	rp->entries = 0;
+	rp->bad_data = 0;
+	rp->invalidated = 0;
+	rp->used = 0;
+	rp->stop = NULL;
+
+	for (;;) {
+		if (walked >= lg->nr_slots) {
+			rp->stop = "the chain fills the log";
+			break;
+		}
+		ret = ressd_replay_header(rp, slot, seq, epoch, &r);
+		if (ret < 0)
+			goto read_error;
+		if (ret)
+			break;
+		if (walked + 1 + r.nr_data > lg->nr_slots) {
+			rp->stop = "the chain is longer than the log";
+			break;
+		}
+		if (r.tail_seq > rp->new_tail_seq) {
+			rp->new_tail_seq = r.tail_seq;
+			rp->new_tail_slot = r.tail_slot;
+		}
+		walked += 1 + r.nr_data;
+		nr_rec++;
+		epoch = r.epoch;
+		seq++;
+		slot = ressd_rec_next_slot(lg, slot, r.nr_data);
+	}
+	rp->head = slot;
+	rp->next_seq = seq;
+	rp->last_epoch = epoch;
+
+	slot = rp->tail_slot;
+	seq = rp->tail_seq;
+	epoch = 0;
+	for (i = 0; i < nr_rec; i++) {
+		ret = ressd_replay_header(rp, slot, seq, epoch, &r);
+		if (ret < 0)
+			goto read_error;
+		if (ret) {
+			*error = "Log changed while it was replayed";
+			return -EIO;
+		}
+		if (seq == rp->new_tail_seq && slot != rp->new_tail_slot)
+			goto bad_checkpoint;
+		if (seq >= rp->new_tail_seq) {
+			ret = ressd_replay_apply(rp, &r);
+			if (ret)
+				goto read_error;
+			rp->records++;
+			rp->used += 1 + r.nr_data;
+		}
+		epoch = r.epoch;
+		seq++;
+		slot = ressd_rec_next_slot(lg, slot, r.nr_data);
+	}
+	if (rp->new_tail_seq == seq && rp->new_tail_slot != slot)
+		goto bad_checkpoint;
+	return 0;
+
+bad_checkpoint:
+	DMERR("log checkpoint %u/%llu is not a record of the chain",
+	      rp->new_tail_slot, rp->new_tail_seq);
+	*error = "Log checkpoint does not match the log";
+	return -EINVAL;
+read_error:
+	*error = "Error reading the log";
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_replay);

@@ -157,6 +157,7 @@ struct ressd_sb_info {
 	u32 nr_slots;
 	u32 tail_slot;		/* checkpoint */
 	u64 tail_seq;
+	u64 epoch;		/* records must not be newer than this */
 	u32 compat;
 	u32 ro_compat;
 	u32 incompat;
@@ -195,6 +196,8 @@ struct ressd_c {
 
 /* crc32c of @len bytes seeded with the volume @nonce (pure). */
 u32 ressd_csum(u64 nonce, const void *data, size_t len);
+/* Checksum of a 4 KiB metadata block, its csum field taken as zero (pure). */
+u32 ressd_block_csum(const void *blk, u64 nonce);
 /*
  * Check a superblock read from block @location of the log range against the
  * table's geometry (pure).  Returns NULL when it is valid, else a ti->error
@@ -218,5 +221,82 @@ u32 ressd_nr_slots(sector_t log_sectors);
 int ressd_meta_load(struct ressd_c *rc, const char **error);
 /* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
 int ressd_meta_write_sb(struct ressd_c *rc);
+
+/* ---- log records (dm-ressd-meta.c; pure unless noted) ---- */
+
+/* What a record is checked against. */
+struct ressd_log_geo {
+	u64 nonce;
+	u32 nr_slots;		/* slots in the circular log */
+	u64 origin_blocks;	/* 4 KiB blocks in the normal area */
+};
+
+/* A decoded record header (entries stay in the block). */
+struct ressd_rec {
+	u64 seq;
+	u64 epoch;
+	u64 tail_seq;
+	u32 slot;
+	u32 tail_slot;
+	u32 nr_data;
+	u32 nr_inval;
+};
+
+/* The slot that follows a record of @nr_data blocks at @slot. */
+static inline u32 ressd_rec_next_slot(const struct ressd_log_geo *lg, u32 slot,
+				      u32 nr_data)
+{
+	u32 next = slot + 1 + nr_data;
+
+	return next >= lg->nr_slots ? 0 : next;
+}
+
+/*
+ * Encode the header of @r into the 4 KiB block @blk: r->nr_data entries
+ * from @e, then r->nr_inval ranges from @inv.
+ */
+void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
+		      const struct ressd_rec *r,
+		      const struct ressd_disk_entry *e,
+		      const struct ressd_disk_inval *inv);
+/*
+ * Decode and check the header in @blk, read from @slot: NULL when it is a
+ * well-formed record of this volume at this place, else why not.  The chain
+ * (seq and epoch) is the caller's to check.
+ */
+const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
+			     u32 slot, struct ressd_rec *r);
+
+/*
+ * Replay the log from the checkpoint into an empty index.  Reads go through
+ * @read, so that KUnit can replay generated logs; in the kernel they are
+ * synchronous bios (may sleep).
+ */
+struct ressd_replay {
+	/* in */
+	const struct ressd_log_geo *lg;
+	u32 tail_slot;		/* the superblock's checkpoint */
+	u64 tail_seq;
+	u64 epoch;		/* the superblock's epoch */
+	int (*read)(void *ctx, u32 slot, void *buf);
+	void *ctx;
+	void *hdr;		/* two 4 KiB scratch buffers */
+	void *data;
+	struct ressd_index *idx;
+	/* out */
+	u32 head;		/* where the next record goes */
+	u64 next_seq;
+	u64 last_epoch;		/* epoch of the last valid record */
+	u32 new_tail_slot;	/* the newest checkpoint any record carried */
+	u64 new_tail_seq;
+	u32 used;		/* slots from the new tail to head */
+	u32 records;		/* records applied */
+	u64 entries;		/* entries applied */
+	u64 bad_data;		/* entries whose data checksum failed */
+	u64 invalidated;	/* blocks unmapped by invalidations */
+	const char *stop;	/* why the scan stopped */
+};
+
+int ressd_replay(struct ressd_replay *rp, const char **error);
 
 #endif /* DM_RESSD_H */

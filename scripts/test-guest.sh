@@ -91,7 +91,7 @@ else
 exec bash $RESSD_TOP/tests/lib/guest-run.sh $kind $res $bdir ${tests[*]}
 EOI
 	chmod +x "$out/init.sh"
-	timeout -k 30 "$limit" "$kdir/linux" mem=1G ubd0="$out/disk-a.img" ubd1="$out/disk-b.img" \
+	timeout -k 30 "$limit" "$kdir/linux" mem=1G log_buf_len=16M ubd0="$out/disk-a.img" ubd1="$out/disk-b.img" \
 		root=/dev/root rootfstype=hostfs rootflags=/ rw init="$out/init.sh" \
 		con=null con0=fd:0,fd:1 </dev/null >"$out/console.log" 2>&1
 fi
