@@ -23,6 +23,10 @@
 #include <linux/gfp.h>
 #include <linux/random.h>
 #include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/highmem.h>
+#include <linux/hrtimer.h>
+#include <linux/moduleparam.h>
 
 #include "dm-ressd.h"
 
@@ -304,7 +308,7 @@ static int ressd_meta_format(struct ressd_c *rc, struct page *page,
 	return 0;
 }
 
-int ressd_meta_load(struct ressd_c *rc, const char **error)
+int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 {
 	struct page *page[RESSD_SB_BLOCKS] = { NULL, NULL };
 	const char *why[RESSD_SB_BLOCKS] = { NULL, NULL };
@@ -326,6 +330,11 @@ int ressd_meta_load(struct ressd_c *rc, const char **error)
 	}
 
 	if (ressd_block_is_zero(page_address(page[0]))) {
+		if (!may_format) {
+			*error = "Superblock was erased under the table";
+			r = -EINVAL;
+			goto out;
+		}
 		r = ressd_meta_format(rc, page[0], error);
 		goto out;
 	}
@@ -606,3 +615,682 @@ read_error:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_replay);
+
+/* ---- the log writer ---- */
+
+/*
+ * Records are filled under rc->lock by map() (small writes) and by bio
+ * completions (invalidations), sealed when full, at a flush or FUA, at the
+ * end of a burst, or at the end of the log, and written by the worker one at
+ * a time, in seq order.  Their blocks enter the index when they are written,
+ * so the index only ever points at data that is on the log device; with one
+ * record in flight, completions arrive in seq order and the newest write of
+ * a block is the last one indexed.
+ *
+ * Free space: rc->used counts the slots from the tail (the oldest record the
+ * mover has not moved home) to head.  Small writes may use all but
+ * RESSD_INVAL_RESERVE slots; the rest is kept for records that carry only
+ * invalidations, which a direct write over logged blocks needs (I2).
+ */
+
+int ressd_log_init(struct ressd_c *rc)
+{
+	struct ressd_record *r;
+	int i;
+
+	for (i = 0; i < RESSD_NR_RECORDS; i++) {
+		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return -ENOMEM;
+		r->hdr = alloc_page(GFP_KERNEL);
+		if (!r->hdr) {
+			kfree(r);
+			return -ENOMEM;
+		}
+		r->rc = rc;
+		list_add(&r->list, &rc->free_recs);
+	}
+	return 0;
+}
+
+void ressd_log_exit(struct ressd_c *rc)
+{
+	struct ressd_record *r, *tmp;
+
+	if (rc->open)
+		list_add(&rc->open->list, &rc->free_recs);
+	rc->open = NULL;
+	list_splice_init(&rc->sealed, &rc->free_recs);
+	list_for_each_entry_safe(r, tmp, &rc->free_recs, list) {
+		list_del(&r->list);
+		__free_page(r->hdr);
+		kfree(r);
+	}
+}
+
+static sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
+{
+	return rc->geo.log_offset +
+	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
+}
+
+/* Data blocks one record may take: a mover_batch, header included. */
+static u32 __ressd_max_data(struct ressd_c *rc)
+{
+	return min_t(u32, rc->tunables.mover_batch / RESSD_SECTORS_PER_BLOCK - 1,
+		     RESSD_REC_MAX_ITEMS);
+}
+
+static bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
+{
+	u32 limit = rc->lg.nr_slots - (reserve ? 0 : RESSD_INVAL_RESERVE);
+
+	return rc->used + need <= limit;
+}
+
+static void __ressd_advance_head(struct ressd_c *rc, u32 n)
+{
+	rc->head += n;
+	if (rc->head >= rc->lg.nr_slots)
+		rc->head = 0;
+	rc->used += n;
+	rc->pend_slots += n;
+}
+
+/* Open a record at head; the caller checked the room for its header. */
+static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
+{
+	struct ressd_record *r;
+
+	lockdep_assert_held(&rc->lock);
+	r = list_first_entry_or_null(&rc->free_recs, struct ressd_record, list);
+	if (!r)
+		return NULL;
+	list_del_init(&r->list);
+	if (!rc->pend_slots)
+		rc->pend_start = rc->head;
+	WARN_ON_ONCE(rc->head >= rc->lg.nr_slots);
+	r->slot = rc->head;
+	r->seq = rc->next_seq++;
+	r->nr_data = 0;
+	r->nr_inval = 0;
+	r->flags = 0;
+	r->padding = false;
+	r->status = BLK_STS_OK;
+	/* A record never wraps: it ends at the end of the log at the latest. */
+	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - r->slot - 1);
+	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
+	bio_list_init(&r->bios);
+	bio_list_init(&r->waiters);
+	__ressd_advance_head(rc, 1);
+	rc->open = r;
+	return r;
+}
+
+void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
+{
+	struct ressd_record *r = rc->open;
+
+	lockdep_assert_held(&rc->lock);
+	if (!r)
+		return;
+	r->flags |= flags;
+	rc->open = NULL;
+	rc->seal_pending = false;
+	list_add_tail(&r->list, &rc->sealed);
+	queue_work(rc->wq, &rc->worker);
+}
+
+/*
+ * The end of a burst: seal now when the log device is idle; otherwise let
+ * the open record keep filling until the record in flight is written, and
+ * seal it then (group commit: records grow with the load).
+ */
+static unsigned int commit_delay_us = 500;
+module_param(commit_delay_us, uint, 0644);
+MODULE_PARM_DESC(commit_delay_us,
+		 "Longest wait for more small writes before an idle log writes a record (0: none)");
+
+void __ressd_log_seal_soon(struct ressd_c *rc)
+{
+	unsigned int delay = READ_ONCE(commit_delay_us);
+
+	lockdep_assert_held(&rc->lock);
+	if (!rc->open)
+		return;
+	/*
+	 * Whatever happens next (a record completes, or the timer fires) seals
+	 * the open record because of this flag; the timer of an earlier
+	 * burst may already be running, and serves this one too.
+	 */
+	rc->seal_pending = true;
+	if (rc->inflight || !list_empty(&rc->sealed))
+		return;
+	if (!delay)
+		__ressd_log_seal(rc, 0);
+	else if (!hrtimer_active(&rc->seal_timer))
+		hrtimer_start(&rc->seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL);
+}
+
+enum hrtimer_restart ressd_seal_timer(struct hrtimer *t)
+{
+	struct ressd_c *rc = container_of(t, struct ressd_c, seal_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	if (rc->seal_pending && !rc->inflight && list_empty(&rc->sealed))
+		__ressd_log_seal(rc, 0);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/* Room for @nr more data blocks in the open record? */
+static bool __ressd_rec_fits(struct ressd_record *r, u32 nr)
+{
+	return r->nr_data + nr <= r->cap &&
+	       r->nr_data + nr + r->nr_inval <= RESSD_REC_MAX_ITEMS;
+}
+
+u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
+{
+	struct ressd_record *r = rc->open;
+	u32 first, i;
+
+	lockdep_assert_held(&rc->lock);
+	if (!rc->recovered || rc->suspending || nr > __ressd_max_data(rc))
+		return RESSD_NO_SLOT;
+	if (r && !__ressd_rec_fits(r, nr)) {
+		__ressd_log_seal(rc, 0);
+		r = NULL;
+	}
+	if (!r) {
+		if (!__ressd_log_room(rc, 1 + nr, false))
+			return RESSD_NO_SLOT;
+		r = __ressd_log_open(rc);
+		if (!r)
+			return RESSD_DEFER_SLOT;
+		if (!__ressd_rec_fits(r, nr)) {
+			/*
+			 * Too close to the end of the log (nr fits any record that
+			 * starts at slot 0): this record fills the rest of the log
+			 * with dead entries, of which only the header is written;
+			 * the next one starts at slot 0.
+			 */
+			r->padding = true;
+			for (i = 0; i < r->cap; i++) {
+				r->items[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
+				r->items[i].csum = 0;
+			}
+			r->nr_data = r->cap;
+			__ressd_advance_head(rc, r->cap);
+			__ressd_log_seal(rc, 0);
+			if (!__ressd_log_room(rc, 1 + nr, false))
+				return RESSD_NO_SLOT;
+			r = __ressd_log_open(rc);
+			if (!r)
+				return RESSD_DEFER_SLOT;
+		}
+	} else if (!__ressd_log_room(rc, nr, false)) {
+		return RESSD_NO_SLOT;
+	}
+	first = r->slot + 1 + r->nr_data;
+	if (WARN_ON_ONCE(first + nr > rc->lg.nr_slots))
+		return RESSD_NO_SLOT;
+	for (i = 0; i < nr; i++) {
+		r->items[r->nr_data + i].block = cpu_to_le64(block + i);
+		r->items[r->nr_data + i].csum = 0;
+	}
+	r->nr_data += nr;
+	__ressd_advance_head(rc, nr);
+	bio_list_add(&r->bios, bio);
+	if (!__ressd_rec_fits(r, 1))
+		__ressd_log_seal(rc, 0);
+	return first;
+}
+
+/*
+ * Entries of records sealed or in flight for blocks that a completed home
+ * write has just superseded must not enter the index when their record is
+ * written.  (Entries of the open record need nothing: within a record,
+ * replay applies invalidations before entries, as the live code does.)
+ */
+static void __ressd_kill_entries(struct ressd_c *rc, struct ressd_record *r,
+				 u64 block, u64 nr)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_data; i++) {
+		u64 b = le64_to_cpu(r->items[i].block);
+
+		if (b >= block && b - block < nr)
+			set_bit(i, r->killed);
+	}
+}
+
+bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
+{
+	struct ressd_record *r = rc->open;
+	u64 done = 0;
+
+	lockdep_assert_held(&rc->lock);
+	while (done < nr) {
+		struct ressd_disk_inval *inv;
+		u32 n = min_t(u64, nr - done, U32_MAX);
+
+		if (r && r->nr_data + r->nr_inval + 1 > RESSD_REC_MAX_ITEMS) {
+			__ressd_log_seal(rc, 0);
+			r = NULL;
+		}
+		if (!r) {
+			if (!__ressd_log_room(rc, 1, true))
+				return false;
+			r = __ressd_log_open(rc);
+			if (!r)
+				return false;
+		}
+		inv = (struct ressd_disk_inval *)&r->items[RESSD_REC_MAX_ITEMS - 1 - r->nr_inval];
+		inv->block = cpu_to_le64(block + done);
+		inv->nr_blocks = cpu_to_le32(n);
+		r->nr_inval++;
+		done += n;
+	}
+	/* Only now, with the invalidation recorded, unmap the blocks. */
+	spin_lock(&rc->index.lock);
+	__ressd_index_remove_range(&rc->index, block, nr);
+	spin_unlock(&rc->index.lock);
+	if (rc->inflight)
+		__ressd_kill_entries(rc, rc->inflight, block, nr);
+	list_for_each_entry(r, &rc->sealed, list)
+		__ressd_kill_entries(rc, r, block, nr);
+	return true;
+}
+
+bool __ressd_log_needs_flush(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->log_dirty || rc->inflight || !list_empty(&rc->sealed) ||
+	       (rc->open && (rc->open->nr_data || rc->open->nr_inval));
+}
+
+static void ressd_complete_list(struct bio_list *list, blk_status_t status)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(list))) {
+		if (status)
+			bio->bi_status = status;
+		bio_endio(bio);
+	}
+}
+
+/* A record is on the medium (or failed): index it, complete its writes. */
+static void ressd_record_done(struct ressd_record *r)
+{
+	struct ressd_c *rc = r->rc;
+	blk_status_t status = r->status;
+	struct bio_list bios, waiters;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->inflight = NULL;
+	rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+	rc->pend_slots -= 1 + r->nr_data;
+	if (!status) {
+		spin_lock(&rc->index.lock);
+		for (i = 0; i < r->nr_data; i++) {
+			u64 b = le64_to_cpu(r->items[i].block);
+
+			if (b != RESSD_DEAD_BLOCK && !test_bit(i, r->killed))
+				__ressd_index_insert(&rc->index, b, r->slot + 1 + i);
+		}
+		spin_unlock(&rc->index.lock);
+		if ((r->flags & (REQ_PREFLUSH | REQ_FUA)) == (REQ_PREFLUSH | REQ_FUA))
+			rc->log_dirty = false;
+		else if (!(r->flags & REQ_FUA))
+			rc->log_dirty = true;
+	}
+	if (rc->seal_pending && list_empty(&rc->sealed))
+		__ressd_log_seal(rc, 0);
+	bios = r->bios;
+	waiters = r->waiters;
+	bio_list_init(&r->bios);
+	bio_list_init(&r->waiters);
+	/* From here on r may be reopened: only the copies above are used. */
+	list_add(&r->list, &rc->free_recs);
+	spin_unlock_irqrestore(&rc->lock, flags);
+
+	if (status)
+		ressd_set_mode(rc, RESSD_MODE_FAIL, "log write failed");
+	ressd_complete_list(&bios, status);
+	ressd_complete_list(&waiters, status);
+	wake_up_all(&rc->wait);
+	queue_work(rc->wq, &rc->worker);
+	ressd_mover_kick(rc);
+}
+
+static void ressd_record_endio(struct bio *bio)
+{
+	struct ressd_record *r = bio->bi_private;
+
+	if (bio->bi_status)
+		r->status = bio->bi_status;
+	bio_put(bio);
+	if (atomic_dec_and_test(&r->remaining))
+		ressd_record_done(r);
+}
+
+static struct bio *ressd_record_bio(struct ressd_c *rc, struct ressd_record *r,
+				    sector_t sector, unsigned int nr_vecs, blk_opf_t opf)
+{
+	struct bio *bio = bio_alloc_bioset(rc->log->bdev, nr_vecs, opf, GFP_NOIO, &rc->bs);
+
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_end_io = ressd_record_endio;
+	bio->bi_private = r;
+	return bio;
+}
+
+/*
+ * Write a sealed record: its header, then the data of its bios, in as few
+ * bios as the vector limit allows.  Each entry's crc32c is taken here, from
+ * the data itself.
+ */
+static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
+{
+	u32 seed = (u32)rc->lg.nonce ^ (u32)(rc->lg.nonce >> 32);
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC | (r->flags & REQ_FUA);
+	struct ressd_rec hdr = { };
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	struct bio *ubio, *bio;
+	u32 i = 0, filled = 0, crc = seed;
+	sector_t sector;
+
+	/* Checksums of the data, block by block across segments. */
+	bio_list_for_each(ubio, &r->bios) {
+		bio_for_each_segment(bv, ubio, iter) {
+			u8 *p = bvec_kmap_local(&bv);
+			u32 off = 0;
+
+			while (off < bv.bv_len) {
+				u32 n = min(bv.bv_len - off, RESSD_BLOCK_SIZE - filled);
+
+				crc = crc32c(crc, p + off, n);
+				off += n;
+				filled += n;
+				if (filled == RESSD_BLOCK_SIZE) {
+					r->items[i++].csum = cpu_to_le32(crc);
+					crc = seed;
+					filled = 0;
+				}
+			}
+			kunmap_local(p);
+		}
+	}
+	WARN_ON_ONCE((!r->padding && i != r->nr_data) || filled);
+
+	spin_lock_irq(&rc->lock);
+	hdr.tail_slot = rc->tail_slot;
+	hdr.tail_seq = rc->tail_seq;
+	hdr.epoch = rc->epoch;
+	spin_unlock_irq(&rc->lock);
+	hdr.seq = r->seq;
+	hdr.slot = r->slot;
+	hdr.nr_data = r->nr_data;
+	hdr.nr_inval = r->nr_inval;
+	/* Invalidations were filled from the back: move them after the entries. */
+	memmove(&r->items[r->nr_data], &r->items[RESSD_REC_MAX_ITEMS - r->nr_inval],
+		r->nr_inval * sizeof(r->items[0]));
+	ressd_rec_encode(page_address(r->hdr), &rc->lg, &hdr, r->items,
+			 (struct ressd_disk_inval *)&r->items[r->nr_data]);
+	/* The invalidations are encoded; their slots may hold entries again. */
+
+	atomic_set(&r->remaining, 1);
+	sector = ressd_slot_sector(rc, r->slot);
+	bio = ressd_record_bio(rc, r, sector, BIO_MAX_VECS,
+			       opf | (r->flags & REQ_PREFLUSH));
+	__bio_add_page(bio, r->hdr, RESSD_BLOCK_SIZE, 0);
+	sector += RESSD_SECTORS_PER_BLOCK;
+	bio_list_for_each(ubio, &r->bios) {
+		bio_for_each_segment(bv, ubio, iter) {
+			if (bio_add_page(bio, bv.bv_page, bv.bv_len, bv.bv_offset) != bv.bv_len) {
+				atomic_inc(&r->remaining);
+				submit_bio_noacct(bio);
+				bio = ressd_record_bio(rc, r, sector, BIO_MAX_VECS, opf);
+				__bio_add_page(bio, bv.bv_page, bv.bv_len, bv.bv_offset);
+			}
+			sector += bv.bv_len >> SECTOR_SHIFT;
+		}
+	}
+	atomic_inc(&r->remaining);
+	submit_bio_noacct(bio);
+	atomic64_inc(&rc->metadata_commits);
+	if (atomic_dec_and_test(&r->remaining))
+		ressd_record_done(r);
+}
+
+/* Flush waiters: attach them to the newest record, or flush the log. */
+static void ressd_worker_flush(struct ressd_c *rc)
+{
+	struct bio_list waiters;
+	struct ressd_record *r;
+	int err;
+
+	spin_lock_irq(&rc->lock);
+	if (bio_list_empty(&rc->flush_waiters)) {
+		spin_unlock_irq(&rc->lock);
+		return;
+	}
+	if (rc->open && (rc->open->nr_data || rc->open->nr_inval))
+		__ressd_log_seal(rc, 0);
+	if (!list_empty(&rc->sealed)) {
+		/* The newest sealed record flushes all before it. */
+		r = list_last_entry(&rc->sealed, struct ressd_record, list);
+		r->flags |= REQ_PREFLUSH | REQ_FUA;
+		bio_list_merge(&r->waiters, &rc->flush_waiters);
+		bio_list_init(&rc->flush_waiters);
+		spin_unlock_irq(&rc->lock);
+		return;
+	}
+	if (rc->inflight) {
+		/* Wait for it; its completion runs the worker again. */
+		spin_unlock_irq(&rc->lock);
+		return;
+	}
+	waiters = rc->flush_waiters;
+	bio_list_init(&rc->flush_waiters);
+	if (!rc->log_dirty) {
+		spin_unlock_irq(&rc->lock);
+		ressd_complete_list(&waiters, BLK_STS_OK);
+		return;
+	}
+	spin_unlock_irq(&rc->lock);
+	err = blkdev_issue_flush(rc->log->bdev);
+	spin_lock_irq(&rc->lock);
+	/* No record was written meanwhile: only the worker writes them. */
+	if (!err)
+		rc->log_dirty = false;
+	spin_unlock_irq(&rc->lock);
+	if (err)
+		ressd_set_mode(rc, RESSD_MODE_FAIL, "log flush failed");
+	ressd_complete_list(&waiters, errno_to_blk_status(err));
+}
+
+/* Held home writes whose invalidation found no room: try again. */
+static void ressd_worker_inval_retry(struct ressd_c *rc)
+{
+	struct bio_list done;
+	struct bio *bio;
+
+	bio_list_init(&done);
+	spin_lock_irq(&rc->lock);
+	while ((bio = bio_list_peek(&rc->inval_retry))) {
+		struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
+
+		if (!__ressd_log_invalidate(rc, io->block, io->nr))
+			break;
+		bio_list_pop(&rc->inval_retry);
+		list_del_init(&io->busy);
+		if (bio->bi_opf & REQ_FUA)
+			bio_list_add(&rc->flush_waiters, bio);
+		else
+			bio_list_add(&done, bio);
+	}
+	spin_unlock_irq(&rc->lock);
+	ressd_complete_list(&done, BLK_STS_OK);
+}
+
+void ressd_worker(struct work_struct *ws)
+{
+	struct ressd_c *rc = container_of(ws, struct ressd_c, worker);
+	struct ressd_record *r;
+	struct bio_list bios;
+	struct bio *bio;
+
+	ressd_worker_inval_retry(rc);
+	ressd_worker_flush(rc);
+	for (;;) {
+		spin_lock_irq(&rc->lock);
+		r = NULL;
+		if (!rc->inflight && !list_empty(&rc->sealed)) {
+			r = list_first_entry(&rc->sealed, struct ressd_record, list);
+			list_del_init(&r->list);
+			rc->inflight = r;
+		}
+		spin_unlock_irq(&rc->lock);
+		if (!r)
+			break;
+		ressd_record_submit(rc, r);
+	}
+	ressd_worker_flush(rc);
+
+	spin_lock_irq(&rc->lock);
+	bios = rc->deferred;
+	bio_list_init(&rc->deferred);
+	spin_unlock_irq(&rc->lock);
+	while ((bio = bio_list_pop(&bios))) {
+		switch (ressd_map_bio(rc, bio)) {
+		case DM_MAPIO_REMAPPED:
+			dm_submit_bio_remap(bio, NULL);
+			break;
+		case DM_MAPIO_KILL:
+			bio_io_error(bio);
+			break;
+		default:	/* held in a record, or deferred again */
+			break;
+		}
+	}
+}
+
+static void ressd_sync_endio(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+int ressd_log_sync(struct ressd_c *rc)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct bio *token;
+	int r;
+
+	/* A bio that is never submitted: it only waits with the others. */
+	token = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
+	token->bi_end_io = ressd_sync_endio;
+	token->bi_private = &done;
+	spin_lock_irq(&rc->lock);
+	bio_list_add(&rc->flush_waiters, token);
+	spin_unlock_irq(&rc->lock);
+	queue_work(rc->wq, &rc->worker);
+	wait_for_completion(&done);
+	r = blk_status_to_errno(token->bi_status);
+	bio_put(token);
+	return r;
+}
+
+int ressd_log_read_slot(struct ressd_c *rc, u32 slot, struct page *page)
+{
+	return ressd_log_block_io(rc, RESSD_SB_BLOCKS + slot, page, REQ_OP_READ | REQ_SYNC);
+}
+
+static int ressd_replay_read(void *ctx, u32 slot, void *buf)
+{
+	return ressd_log_read_slot(ctx, slot, virt_to_page(buf));
+}
+
+int ressd_log_recover(struct ressd_c *rc)
+{
+	struct page *hdr = alloc_page(GFP_KERNEL), *data = alloc_page(GFP_KERNEL);
+	struct ressd_replay rp = { };
+	const char *err = NULL;
+	int r = -ENOMEM;
+
+	if (!hdr || !data)
+		goto out;
+	/* The superblock may have moved on since the constructor read it. */
+	r = ressd_meta_load(rc, false, &err);
+	if (r)
+		goto out;
+	if (rc->sb.nonce != rc->lg.nonce) {
+		err = "Log was reformatted under the table";
+		r = -EINVAL;
+		goto out;
+	}
+	rp.lg = &rc->lg;
+	rp.tail_slot = rc->sb.tail_slot;
+	rp.tail_seq = rc->sb.tail_seq;
+	rp.epoch = rc->sb.epoch;
+	rp.read = ressd_replay_read;
+	rp.ctx = rc;
+	rp.hdr = page_address(hdr);
+	rp.data = page_address(data);
+	rp.idx = &rc->index;
+	r = ressd_replay(&rp, &err);
+	if (r)
+		goto out;
+
+	spin_lock_irq(&rc->lock);
+	rc->head = rp.head;
+	rc->next_seq = rp.next_seq;
+	rc->tail_slot = rp.new_tail_slot;
+	rc->tail_seq = rp.new_tail_seq;
+	rc->used = rp.used;
+	rc->pend_start = rp.head;
+	rc->pend_slots = 0;
+	rc->log_dirty = false;
+	rc->epoch = rc->sb.epoch + 1;
+	spin_unlock_irq(&rc->lock);
+
+	if (!(dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
+		/* Read-only table: serve what the log holds, change nothing. */
+		spin_lock_irq(&rc->lock);
+		rc->mode = RESSD_MODE_RO;
+		spin_unlock_irq(&rc->lock);
+		DMINFO("read-only table: %llu blocks in the log, nothing written",
+		       rc->index.mapped);
+		goto out;
+	}
+	/* The checkpoint with the new epoch goes out before any new record. */
+	mutex_lock(&rc->meta_lock);
+	rc->sb.tail_slot = rp.new_tail_slot;
+	rc->sb.tail_seq = rp.new_tail_seq;
+	rc->sb.epoch++;
+	mutex_unlock(&rc->meta_lock);
+	r = ressd_meta_write_sb(rc);
+	if (r) {
+		err = "Error writing the checkpoint";
+		goto out;
+	}
+	DMINFO("recovered %u records: %llu blocks in the log, %llu torn, %u/%u slots used (%s)",
+	       rp.records, rc->index.mapped, rp.bad_data, rp.used, rc->lg.nr_slots,
+	       rp.stop ? rp.stop : "end");
+out:
+	if (r)
+		DMERR("recovery failed: %s (%d)", err ? err : "out of memory", r);
+	if (hdr)
+		__free_page(hdr);
+	if (data)
+		__free_page(data);
+	return r;
+}

@@ -11,17 +11,25 @@
  *                       <log_sectors> [<#opt_args> <opt_args>...]
  *
  * This file owns the constructor (every argument is validated and each
- * failure has its own ti->error), the status and message interfaces, and
- * map().  The log range starts with two superblock copies
- * (dm-ressd-meta.c); the rest of it is the circular log of 4 KiB slots and
- * the index (dm-ressd-rbtree.c) that the redirection of small random writes
- * will fill.  Until that path exists every bio goes to its home location in
- * the normal area, which makes the target behave like dm-linear plus a
- * validated superblock: nothing is held in memory that a crash could lose.
+ * failure has its own ti->error), map() and end_io(), the suspend sequence,
+ * and the status and message interfaces.  map() never sleeps and never
+ * allocates: a small random write (at most small_write_max, not continuing
+ * a recent stream) is put in the open log record (dm-ressd-meta.c) and held
+ * until the record is written; any other write goes home, and when it covers
+ * logged blocks its completion records an invalidation before those blocks
+ * are unmapped; reads go home, to the log, or are cut where the index
+ * changes between the two.  Work that may sleep is done by the worker
+ * (records, flushes, retries) and the mover (dm-ressd-mover.c).
+ *
+ * Crash semantics: a write is acknowledged only when its data is on the
+ * device (home, or in a written record); a FLUSH completes only when the
+ * origin is flushed and every record written before it is durable; a FUA
+ * write over logged blocks completes only when its invalidation is durable.
  *
  * Locking: rc->lock (a spinlock, taken with interrupts off because bio
- * completion may take it) protects the tunables and the mode; statistics are
- * atomic64 counters.
+ * completion takes it) protects the tunables, the mode and the log writer's
+ * state; the index has its own lock, nested inside; statistics are atomic64
+ * counters.
  */
 #include <linux/module.h>
 #include <linux/init.h>
@@ -32,6 +40,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "dm-ressd.h"
 
@@ -228,17 +237,363 @@ static int ressd_parse_opt_args(struct dm_arg_set *as, struct ressd_tunables *t,
 
 /* ---- I/O ---- */
 
+static inline struct ressd_io *ressd_io(struct bio *bio)
+{
+	return dm_per_bio_data(bio, sizeof(struct ressd_io));
+}
+
+void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why)
+{
+	unsigned long flags;
+	bool changed = false;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	if (mode > rc->mode) {
+		rc->mode = mode;
+		changed = true;
+	}
+	spin_unlock_irqrestore(&rc->lock, flags);
+	if (changed) {
+		DMERR("%s: switching to %s mode: %s",
+		      dm_device_name(dm_table_get_md(rc->ti->table)),
+		      mode == RESSD_MODE_RO ? "read-only" : "fail", why);
+		queue_work(system_wq, &rc->event_work);
+		wake_up_all(&rc->wait);
+	}
+}
+
+static void ressd_event_work(struct work_struct *ws)
+{
+	struct ressd_c *rc = container_of(ws, struct ressd_c, event_work);
+
+	dm_table_event(rc->ti->table);
+}
+
+/*
+ * The classifier: a write continues a recent stream when it starts where one
+ * of the last few writes ended (bcache's sequential detection, in small).
+ * Returns true for a small random write.  Caller holds rc->lock.
+ */
+static bool __ressd_classify(struct ressd_c *rc, struct bio *bio)
+{
+	sector_t start = bio->bi_iter.bi_sector, end = bio_end_sector(bio);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rc->streams); i++) {
+		if (rc->streams[i] == start) {
+			rc->streams[i] = end;
+			return false;
+		}
+	}
+	rc->streams[rc->streams_next] = end;
+	rc->streams_next = (rc->streams_next + 1) % ARRAY_SIZE(rc->streams);
+	return bio_sectors(bio) <= rc->tunables.small_write_max;
+}
+
+/* Does [@block, @block + @nr) hold a logged block? (rc->lock held) */
+static bool __ressd_any_mapped(struct ressd_c *rc, u64 block, u64 nr)
+{
+	struct ressd_map m;
+
+	if (!rc->index.mapped)
+		return false;
+	spin_lock(&rc->index.lock);
+	__ressd_index_lookup(&rc->index, block, min_t(u64, nr, U32_MAX), &m);
+	spin_unlock(&rc->index.lock);
+	return m.mapped || m.len < nr;
+}
+
+static void ressd_defer(struct ressd_c *rc, struct bio *bio)
+{
+	bio_list_add(&rc->deferred, bio);
+	atomic64_inc(&rc->deferred_bios);
+}
+
+/* The submitter's plug was flushed: the burst has ended, seal the record. */
+static void ressd_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct ressd_c *rc = cb->data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	__ressd_log_seal_soon(rc);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	kfree(cb);
+}
+
+static void ressd_remap_home(struct ressd_c *rc, struct bio *bio)
+{
+	bio_set_dev(bio, rc->origin->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = rc->geo.origin_offset +
+			dm_target_offset(rc->ti, bio->bi_iter.bi_sector);
+}
+
+static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
+			   struct ressd_io *io)
+{
+	u64 block = dm_target_offset(rc->ti, bio->bi_iter.bi_sector) >> 3;
+	u64 nr = bio_sectors(bio) >> 3;
+	bool discard = bio_op(bio) == REQ_OP_DISCARD;
+	unsigned long flags;
+	bool seal = false;
+	u32 slot;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	if (rc->mode != RESSD_MODE_RW) {
+		spin_unlock_irqrestore(&rc->lock, flags);
+		return DM_MAPIO_KILL;
+	}
+	if (!discard && __ressd_classify(rc, bio)) {
+		slot = __ressd_log_reserve(rc, bio, block, nr);
+		if (slot == RESSD_DEFER_SLOT) {
+			ressd_defer(rc, bio);
+			spin_unlock_irqrestore(&rc->lock, flags);
+			return DM_MAPIO_SUBMITTED;
+		}
+		if (slot != RESSD_NO_SLOT) {
+			io->kind = RESSD_IO_LOGGED;
+			if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH)) {
+				__ressd_log_seal(rc, REQ_FUA);
+				seal = true;
+			}
+			spin_unlock_irqrestore(&rc->lock, flags);
+			atomic64_inc(&rc->redirected_writes);
+			/* Seal at the end of the burst, or now without a plug. */
+			if (!seal && !blk_check_plugged(ressd_unplug, rc,
+							sizeof(struct blk_plug_cb))) {
+				spin_lock_irqsave(&rc->lock, flags);
+				__ressd_log_seal_soon(rc);
+				spin_unlock_irqrestore(&rc->lock, flags);
+			}
+			return DM_MAPIO_SUBMITTED;
+		}
+		atomic64_inc(&rc->full_writes);
+	}
+	/*
+	 * A discard leaves logged blocks mapped: reads keep returning their
+	 * newest data (after a discard any content is allowed, but never data
+	 * older than the newest write, which home may still hold when the
+	 * device ignores discards), and the mover later writes them home.
+	 */
+	if (!discard && __ressd_any_mapped(rc, block, nr)) {
+		/* The mover is writing an older copy of these blocks home. */
+		if (block < rc->busy_hi && rc->busy_lo < block + nr) {
+			ressd_defer(rc, bio);
+			spin_unlock_irqrestore(&rc->lock, flags);
+			return DM_MAPIO_SUBMITTED;
+		}
+		io->kind = RESSD_IO_INVAL;
+		io->block = block;
+		io->nr = nr;
+		list_add_tail(&io->busy, &rc->busy);
+	}
+	spin_unlock_irqrestore(&rc->lock, flags);
+	if (!discard)
+		atomic64_inc(&rc->direct_writes);
+	ressd_remap_home(rc, bio);
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * Reads: home when nothing is logged; otherwise the run at the start of the
+ * bio decides (home or log), and a bio that spans more than one run is cut
+ * at the end of the first.  Blocks of records not yet written are not in the
+ * index: such a read returns the data before the write, which a write that
+ * has not completed allows.
+ */
+static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
+			  struct ressd_io *io)
+{
+	sector_t off = dm_target_offset(rc->ti, bio->bi_iter.bi_sector);
+	u64 block = off >> 3;
+	u32 nr = DIV_ROUND_UP((off & 7) + bio_sectors(bio), 8);
+	unsigned long flags;
+	struct ressd_map m;
+	sector_t len;
+
+	if (!READ_ONCE(rc->index.mapped)) {
+		ressd_remap_home(rc, bio);
+		return DM_MAPIO_REMAPPED;
+	}
+	spin_lock_irqsave(&rc->lock, flags);
+	if (rc->mode == RESSD_MODE_FAIL) {
+		spin_unlock_irqrestore(&rc->lock, flags);
+		return DM_MAPIO_KILL;
+	}
+	spin_lock(&rc->index.lock);
+	__ressd_index_lookup(&rc->index, block, nr, &m);
+	spin_unlock(&rc->index.lock);
+	if (m.mapped) {
+		io->kind = RESSD_IO_LOG_READ;
+		io->epoch = rc->read_epoch;
+		atomic_inc(&rc->log_readers[io->epoch]);
+	}
+	spin_unlock_irqrestore(&rc->lock, flags);
+
+	len = ((sector_t)m.len << 3) - (off & 7);
+	if (bio_sectors(bio) > len) {
+		dm_accept_partial_bio(bio, len);
+		atomic64_inc(&rc->split_reads);
+	}
+	if (!m.mapped) {
+		ressd_remap_home(rc, bio);
+	} else {
+		bio_set_dev(bio, rc->log->bdev);
+		bio->bi_iter.bi_sector = rc->geo.log_offset +
+			((sector_t)(RESSD_SB_BLOCKS + m.slot) << 3) + (off & 7);
+	}
+	return DM_MAPIO_REMAPPED;
+}
+
+int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
+{
+	struct ressd_io *io = ressd_io(bio);
+
+	memset(io, 0, sizeof(*io));
+	INIT_LIST_HEAD(&io->busy);
+
+	if (bio->bi_opf & REQ_PREFLUSH && !bio_sectors(bio)) {
+		if (READ_ONCE(rc->mode) == RESSD_MODE_FAIL)
+			return DM_MAPIO_KILL;
+		io->kind = RESSD_IO_FLUSH;
+		bio_set_dev(bio, rc->origin->bdev);
+		return DM_MAPIO_REMAPPED;
+	}
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		return ressd_map_read(rc, bio, io);
+	case REQ_OP_WRITE:
+	case REQ_OP_DISCARD:
+		return ressd_map_write(rc, bio, io);
+	default:
+		return DM_MAPIO_KILL;
+	}
+}
+
 static int ressd_map(struct dm_target *ti, struct bio *bio)
+{
+	return ressd_map_bio(ti->private, bio);
+}
+
+static int ressd_end_io(struct dm_target *ti, struct bio *bio,
+			blk_status_t *error)
+{
+	struct ressd_c *rc = ti->private;
+	struct ressd_io *io = ressd_io(bio);
+	unsigned long flags;
+
+	if (io->held)		/* the second completion of a held bio */
+		return DM_ENDIO_DONE;
+
+	switch (io->kind) {
+	case RESSD_IO_LOG_READ:
+		if (atomic_dec_and_test(&rc->log_readers[io->epoch]))
+			wake_up_all(&rc->wait);
+		if (*error)
+			ressd_set_mode(rc, RESSD_MODE_FAIL, "log read error");
+		break;
+	case RESSD_IO_INVAL:
+		spin_lock_irqsave(&rc->lock, flags);
+		if (*error) {
+			/* Home may be torn: the logged copy stays the newest good one. */
+			list_del_init(&io->busy);
+			spin_unlock_irqrestore(&rc->lock, flags);
+			break;
+		}
+		if (!__ressd_log_invalidate(rc, io->block, io->nr)) {
+			/* Hold the write (still "busy") until a record can take it. */
+			io->held = true;
+			bio_list_add(&rc->inval_retry, bio);
+			spin_unlock_irqrestore(&rc->lock, flags);
+			queue_work(rc->wq, &rc->worker);
+			return DM_ENDIO_INCOMPLETE;
+		}
+		list_del_init(&io->busy);
+		if (bio->bi_opf & REQ_FUA) {
+			/* FUA: the invalidation must be durable first (I2). */
+			io->held = true;
+			bio_list_add(&rc->flush_waiters, bio);
+			spin_unlock_irqrestore(&rc->lock, flags);
+			queue_work(rc->wq, &rc->worker);
+			return DM_ENDIO_INCOMPLETE;
+		}
+		spin_unlock_irqrestore(&rc->lock, flags);
+		break;
+	case RESSD_IO_FLUSH:
+		if (*error)
+			break;
+		spin_lock_irqsave(&rc->lock, flags);
+		if (__ressd_log_needs_flush(rc)) {
+			/* The origin is flushed; now the log. */
+			io->held = true;
+			bio_list_add(&rc->flush_waiters, bio);
+			spin_unlock_irqrestore(&rc->lock, flags);
+			queue_work(rc->wq, &rc->worker);
+			return DM_ENDIO_INCOMPLETE;
+		}
+		spin_unlock_irqrestore(&rc->lock, flags);
+		break;
+	default:
+		break;
+	}
+	return DM_ENDIO_DONE;
+}
+
+/* ---- suspend and resume ---- */
+
+/*
+ * Suspend: presuspend seals the open record so that every held write
+ * completes while dm waits for in-flight I/O; postsuspend stops the mover and
+ * makes the log durable.  The first preresume recovers the log (not the
+ * constructor: during a table reload the old table is still writing until it
+ * is suspended); resume restarts the mover.
+ */
+static void ressd_presuspend(struct dm_target *ti)
 {
 	struct ressd_c *rc = ti->private;
 
-	bio_set_dev(bio, rc->origin->bdev);
-	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
-		bio->bi_iter.bi_sector = rc->geo.origin_offset +
-					 dm_target_offset(ti, bio->bi_iter.bi_sector);
-	if (bio_op(bio) == REQ_OP_WRITE && bio_sectors(bio))
-		atomic64_inc(&rc->direct_writes);
-	return DM_MAPIO_REMAPPED;
+	spin_lock_irq(&rc->lock);
+	rc->suspending = true;
+	__ressd_log_seal(rc, 0);
+	spin_unlock_irq(&rc->lock);
+	wake_up_all(&rc->mover_wait);
+}
+
+static void ressd_postsuspend(struct dm_target *ti)
+{
+	struct ressd_c *rc = ti->private;
+
+	ressd_mover_stop(rc);
+	if (rc->recovered && READ_ONCE(rc->mode) == RESSD_MODE_RW)
+		ressd_log_sync(rc);
+	flush_workqueue(rc->wq);
+}
+
+static int ressd_preresume(struct dm_target *ti)
+{
+	struct ressd_c *rc = ti->private;
+	int r;
+
+	if (rc->recovered)
+		return 0;
+	r = ressd_log_recover(rc);
+	if (r)
+		return r;
+	rc->recovered = true;
+	return 0;
+}
+
+static void ressd_resume(struct dm_target *ti)
+{
+	struct ressd_c *rc = ti->private;
+
+	spin_lock_irq(&rc->lock);
+	rc->suspending = false;
+	spin_unlock_irq(&rc->lock);
+	if (ressd_mover_start(rc))
+		ressd_set_mode(rc, RESSD_MODE_RO, "cannot start the mover");
+	queue_work(rc->wq, &rc->worker);
 }
 
 /* ---- status and messages ---- */
@@ -268,11 +623,11 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	spin_lock_irq(&rc->lock);
 	t = rc->tunables;
 	mode = rc->mode;
-	spin_unlock_irq(&rc->lock);
-	spin_lock_irq(&rc->index.lock);
+	used = rc->used;
+	spin_lock(&rc->index.lock);
 	mapped = rc->index.mapped;
-	spin_unlock_irq(&rc->index.lock);
-	used = 0;	/* no record is written to the log yet */
+	spin_unlock(&rc->index.lock);
+	spin_unlock_irq(&rc->lock);
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -286,6 +641,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&rc->mover_writes),
 		       atomic64_read(&rc->metadata_commits),
 		       ressd_mode_name(mode));
+		/* Extras: small writes sent home because the log was full. */
+		DMEMIT(" %lld", atomic64_read(&rc->full_writes));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
@@ -314,6 +671,9 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 
 /*
  * Messages:
+ *   commit		make everything acknowledged durable in the log
+ *   drain		move everything home; returns when the log is empty
+ *   mover pause|resume	stop or restart the mover
  *   set <key> <value>	change a tunable (the same keys as the table line)
  */
 static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
@@ -324,6 +684,25 @@ static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
 	const char *err = NULL;
 	int r;
 
+	if (argc == 1 && !strcasecmp(argv[0], "commit")) {
+		if (!rc->recovered || dm_suspended(ti))
+			return -EBUSY;
+		return ressd_log_sync(rc);
+	}
+	if (argc == 1 && !strcasecmp(argv[0], "drain")) {
+		if (!rc->recovered || dm_suspended(ti))
+			return -EBUSY;
+		return ressd_mover_drain(rc);
+	}
+	if (argc == 2 && !strcasecmp(argv[0], "mover") &&
+	    (!strcasecmp(argv[1], "pause") || !strcasecmp(argv[1], "resume"))) {
+		spin_lock_irq(&rc->lock);
+		rc->mover_paused = !strcasecmp(argv[1], "pause");
+		spin_unlock_irq(&rc->lock);
+		wake_up_all(&rc->mover_wait);
+		wake_up_all(&rc->wait);
+		return 0;
+	}
 	if (argc == 3 && !strcasecmp(argv[0], "set")) {
 		spin_lock_irq(&rc->lock);
 		t = rc->tunables;
@@ -341,6 +720,7 @@ static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
 		spin_lock_irq(&rc->lock);
 		rc->tunables = t;
 		spin_unlock_irq(&rc->lock);
+		ressd_mover_kick(rc);
 		return 0;
 	}
 	DMWARN("unsupported message '%s' with %u arguments",
@@ -362,11 +742,19 @@ static int ressd_iterate_devices(struct dm_target *ti,
 
 static void ressd_io_hints(struct dm_target *ti, struct queue_limits *limits)
 {
-	/* Our unit of remapping is 4 KiB: tell the upper layer. */
-	if (limits->physical_block_size < RESSD_BLOCK_SIZE)
-		limits->physical_block_size = RESSD_BLOCK_SIZE;
-	if (limits->io_min < RESSD_BLOCK_SIZE)
-		limits->io_min = RESSD_BLOCK_SIZE;
+	/*
+	 * The unit of remapping is 4 KiB, and so is the logical block size we
+	 * export (as dm-writecache does with its block size): the upper layer
+	 * then never sends a write that covers part of a logged block, and no
+	 * read-modify-write is ever needed.
+	 */
+	limits->logical_block_size = max_t(unsigned int, limits->logical_block_size,
+					   RESSD_BLOCK_SIZE);
+	limits->physical_block_size = max_t(unsigned int, limits->physical_block_size,
+					    RESSD_BLOCK_SIZE);
+	limits->io_min = max_t(unsigned int, limits->io_min, RESSD_BLOCK_SIZE);
+	limits->discard_granularity = max_t(unsigned int, limits->discard_granularity,
+					    RESSD_BLOCK_SIZE);
 }
 
 /* ---- constructor and destructor ---- */
@@ -375,6 +763,12 @@ static void ressd_dtr(struct dm_target *ti)
 {
 	struct ressd_c *rc = ti->private;
 
+	ressd_mover_stop(rc);
+	hrtimer_cancel(&rc->seal_timer);
+	if (rc->wq)
+		destroy_workqueue(rc->wq);
+	bioset_exit(&rc->bs);
+	ressd_log_exit(rc);
 	ressd_index_exit(&rc->index);
 	if (rc->log)
 		dm_put_device(ti, rc->log);
@@ -406,7 +800,20 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = rc;
 	spin_lock_init(&rc->lock);
 	mutex_init(&rc->meta_lock);
+	mutex_init(&rc->mover_lock);
 	spin_lock_init(&rc->index.lock);
+	INIT_LIST_HEAD(&rc->sealed);
+	INIT_LIST_HEAD(&rc->free_recs);
+	INIT_LIST_HEAD(&rc->busy);
+	bio_list_init(&rc->deferred);
+	bio_list_init(&rc->flush_waiters);
+	bio_list_init(&rc->inval_retry);
+	INIT_WORK(&rc->worker, ressd_worker);
+	INIT_WORK(&rc->event_work, ressd_event_work);
+	init_waitqueue_head(&rc->wait);
+	init_waitqueue_head(&rc->mover_wait);
+	hrtimer_init(&rc->seal_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	rc->seal_timer.function = ressd_seal_timer;
 	rc->mode = RESSD_MODE_RW;
 	ressd_default_tunables(&rc->tunables);
 	g = &rc->geo;
@@ -461,16 +868,38 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot allocate the index";
 		goto bad;
 	}
-	r = ressd_meta_load(rc, &err);
+	r = ressd_meta_load(rc, true, &err);
 	if (r) {
 		ti->error = (char *)err;
 		goto bad;
 	}
+	rc->lg.nonce = rc->sb.nonce;
+	rc->lg.nr_slots = rc->sb.nr_slots;
+	rc->lg.origin_blocks = g->origin_sectors >> 3;
 
+	r = ressd_log_init(rc);
+	if (r) {
+		ti->error = "Cannot allocate record buffers";
+		goto bad;
+	}
+	r = bioset_init(&rc->bs, 64, 0, BIOSET_NEED_BVECS);
+	if (r) {
+		ti->error = "Cannot allocate bio set";
+		goto bad;
+	}
+	rc->wq = alloc_ordered_workqueue("kressd", WQ_MEM_RECLAIM);
+	if (!rc->wq) {
+		ti->error = "Cannot allocate workqueue";
+		r = -ENOMEM;
+		goto bad;
+	}
+
+	ti->per_io_data_size = sizeof(struct ressd_io);
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
 	ti->num_secure_erase_bios = 0;
-	ti->num_write_zeroes_bios = 1;
+	/* Zeroing is emulated with writes, which take the normal path. */
+	ti->num_write_zeroes_bios = 0;
 	return 0;
 
 bad:
@@ -480,11 +909,16 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 1, 0},
+	.version = {0, 2, 0},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,
 	.map = ressd_map,
+	.end_io = ressd_end_io,
+	.presuspend = ressd_presuspend,
+	.postsuspend = ressd_postsuspend,
+	.preresume = ressd_preresume,
+	.resume = ressd_resume,
 	.status = ressd_status,
 	.message = ressd_message,
 	.iterate_devices = ressd_iterate_devices,

@@ -14,6 +14,10 @@
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
 #include <linux/atomic.h>
+#include <linux/bio.h>
+#include <linux/wait.h>
+#include <linux/hrtimer.h>
+#include <linux/workqueue.h>
 #include <linux/device-mapper.h>
 
 #include "compat.h"
@@ -163,6 +167,62 @@ struct ressd_sb_info {
 	u32 incompat;
 };
 
+/* What a record is checked against. */
+struct ressd_log_geo {
+	u64 nonce;
+	u32 nr_slots;		/* slots in the circular log */
+	u64 origin_blocks;	/* 4 KiB blocks in the normal area */
+};
+
+/*
+ * A log record being filled, sealed or written.  The data of its entries is
+ * not copied: the upper bios are held, and the record's write is built from
+ * a header page and their pages.  Protected by ressd_c->lock until it is
+ * sealed; afterwards only the worker and the completion touch it.
+ */
+struct ressd_record {
+	struct list_head list;		/* free or sealed list */
+	struct ressd_c *rc;
+	u32 slot;			/* header slot */
+	u32 cap;			/* data slots it may still take in all */
+	u32 nr_data;
+	u32 nr_inval;
+	u64 seq;
+	blk_opf_t flags;		/* REQ_PREFLUSH | REQ_FUA when it must be durable */
+	bool padding;			/* fills the end of the log: dead entries, no data */
+	struct bio_list bios;		/* upper writes it carries, in slot order */
+	struct bio_list waiters;	/* held bios completed once it is written */
+	struct page *hdr;
+	atomic_t remaining;		/* its log bios in flight */
+	blk_status_t status;
+	/* entries superseded by a later invalidation: not indexed when written */
+	DECLARE_BITMAP(killed, RESSD_REC_MAX_ITEMS);
+	/* entries from the front, invalidation ranges from the back */
+	struct ressd_disk_entry items[RESSD_REC_MAX_ITEMS];
+};
+
+#define RESSD_NR_RECORDS	4	/* open, sealed ones, in flight */
+/* Slots kept free so that invalidation-only records can always be written. */
+#define RESSD_INVAL_RESERVE	8
+
+/* What a bio is to the target; kept in its per-bio data. */
+enum ressd_io_kind {
+	RESSD_IO_HOME = 0,	/* sent home, nothing to do on completion */
+	RESSD_IO_LOG_READ,	/* read from the log: holds a read-epoch reference */
+	RESSD_IO_INVAL,		/* home write or discard over logged blocks */
+	RESSD_IO_FLUSH,		/* empty flush sent to the origin */
+	RESSD_IO_LOGGED,	/* small write held in a record */
+};
+
+struct ressd_io {
+	struct list_head busy;	/* on rc->busy while an INVAL write is in flight */
+	u64 block;		/* first block covered */
+	u64 nr;			/* blocks covered */
+	u8 kind;		/* enum ressd_io_kind */
+	u8 epoch;		/* read epoch of a LOG_READ */
+	bool held;		/* completion held once already (DM_ENDIO_INCOMPLETE) */
+};
+
 /*
  * The target.  Fields set by the constructor and never changed afterwards
  * need no lock; the others name theirs.
@@ -181,7 +241,49 @@ struct ressd_c {
 	struct ressd_sb_info sb;	/* under meta_lock */
 	bool formatted;			/* this constructor formatted the log */
 
-	struct ressd_index index;
+	struct ressd_index index;	/* its own lock, nested in rc->lock */
+	struct ressd_log_geo lg;
+	bool recovered;			/* replay done (first preresume) */
+
+	/* The log writer; all under rc->lock. */
+	u32 head;			/* next slot to hand out */
+	u64 next_seq;			/* seq of the next record opened */
+	u64 epoch;			/* records written now carry it */
+	u32 tail_slot;			/* oldest live record: header slot */
+	u64 tail_seq;			/*   and its seq */
+	u32 used;			/* slots from the tail to head */
+	u32 pend_start;			/* header slot of the oldest unwritten record */
+	u32 pend_slots;			/* slots from pend_start to head */
+	bool log_dirty;			/* records written since the last log flush */
+	bool seal_pending;		/* seal the open record when the log is idle */
+	struct hrtimer seal_timer;	/* commit delay of an idle log */
+	struct ressd_record *open;	/* the record being filled, or NULL */
+	struct ressd_record *inflight;	/* the record being written, or NULL */
+	struct list_head sealed;	/* sealed records waiting to be written */
+	struct list_head free_recs;	/* unused record buffers */
+	struct bio_list deferred;	/* bios map() could not handle yet */
+	struct bio_list flush_waiters;	/* held until the log is durable */
+	struct bio_list inval_retry;	/* INVAL writes waiting for record room */
+	struct list_head busy;		/* INVAL writes in flight (struct ressd_io) */
+	u64 busy_lo, busy_hi;		/* mover batch in flight: blocks [lo, hi) */
+	unsigned int streams_next;	/* classifier: next stream slot to reuse */
+	sector_t streams[8];		/* classifier: ends of recent writes */
+	u8 read_epoch;			/* log reads take a reference on it */
+	atomic_t log_readers[2];	/* log reads in flight, per epoch */
+	bool suspending;		/* between presuspend and resume */
+
+	struct workqueue_struct *wq;	/* the worker: seals and writes records */
+	struct work_struct worker;
+	struct work_struct event_work;	/* dm_table_event() outside interrupts */
+	struct bio_set bs;		/* record and mover bios */
+	wait_queue_head_t wait;		/* record written, space freed, readers gone */
+
+	/* The mover (dm-ressd-mover.c). */
+	struct task_struct *mover;
+	wait_queue_head_t mover_wait;
+	struct mutex mover_lock;	/* held for a whole mover round */
+	bool mover_paused;		/* under rc->lock */
+	bool draining;			/* under rc->lock: "drain" asked */
 
 	/* Statistics for "dmsetup status"; atomic, no lock. */
 	atomic64_t redirected_writes;
@@ -190,6 +292,8 @@ struct ressd_c {
 	atomic64_t moved_blocks;
 	atomic64_t mover_writes;
 	atomic64_t metadata_commits;
+	atomic64_t full_writes;		/* small writes sent home: log full */
+	atomic64_t deferred_bios;	/* bios map() handed to the worker */
 };
 
 /* ---- functions in dm-ressd-meta.c ---- */
@@ -218,18 +322,65 @@ u32 ressd_nr_slots(sector_t log_sectors);
  * Read the superblocks: format an all-zero log, load a valid one, refuse
  * anything else with a message in *@error.  May sleep.
  */
-int ressd_meta_load(struct ressd_c *rc, const char **error);
+int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
 /* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
 int ressd_meta_write_sb(struct ressd_c *rc);
 
-/* ---- log records (dm-ressd-meta.c; pure unless noted) ---- */
+/* ---- the log writer (dm-ressd-meta.c) ---- */
 
-/* What a record is checked against. */
-struct ressd_log_geo {
-	u64 nonce;
-	u32 nr_slots;		/* slots in the circular log */
-	u64 origin_blocks;	/* 4 KiB blocks in the normal area */
-};
+/* Allocate and free the record buffers (may sleep). */
+int ressd_log_init(struct ressd_c *rc);
+void ressd_log_exit(struct ressd_c *rc);
+/*
+ * Recover: load the superblock, replay the log into the index, write the
+ * checkpoint with a raised epoch.  Called once, from the first preresume.
+ */
+int ressd_log_recover(struct ressd_c *rc);
+/*
+ * Put the small write @bio of @nr blocks at @block in the open record
+ * (opening one if needed).  Returns its first data slot, RESSD_NO_SLOT when
+ * the log is full, or RESSD_DEFER_SLOT when no record buffer is free.  The
+ * blocks enter the index when the record is written.  Caller holds rc->lock.
+ */
+#define RESSD_DEFER_SLOT	(U32_MAX - 1)
+u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
+/*
+ * A home write or discard over logged blocks [block, block + nr) completed:
+ * record the invalidation in the open record and unmap the blocks.  False
+ * when no record can take it now (rc->lock held).
+ */
+bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
+/* Does anything acknowledged wait for a log flush? (rc->lock held) */
+bool __ressd_log_needs_flush(struct ressd_c *rc);
+/* Seal the open record, if any, with @flags (rc->lock held). */
+void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
+/*
+ * A burst ended: seal now, after commit_delay_us when the log is idle, or
+ * when the record in flight is written.
+ */
+void __ressd_log_seal_soon(struct ressd_c *rc);
+enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
+/* The worker: writes sealed records, flushes, retries deferred bios. */
+void ressd_worker(struct work_struct *ws);
+/* Read log slot @slot into @page, synchronously (may sleep). */
+int ressd_log_read_slot(struct ressd_c *rc, u32 slot, struct page *page);
+/* Make everything acknowledged so far durable in the log (may sleep). */
+int ressd_log_sync(struct ressd_c *rc);
+/* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */
+void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
+/* Map a bio (from map() or the worker), see dm-ressd.c. */
+int ressd_map_bio(struct ressd_c *rc, struct bio *bio);
+
+/* ---- the mover (dm-ressd-mover.c) ---- */
+
+int ressd_mover_start(struct ressd_c *rc);
+void ressd_mover_stop(struct ressd_c *rc);
+/* Wake the mover if the log is above its watermark (any context). */
+void ressd_mover_kick(struct ressd_c *rc);
+/* Move everything home ("drain"); may sleep; 0 or an error. */
+int ressd_mover_drain(struct ressd_c *rc);
+
+/* ---- log records (dm-ressd-meta.c; pure unless noted) ---- */
 
 /* A decoded record header (entries stay in the block). */
 struct ressd_rec {

@@ -24,7 +24,7 @@ result() {	# <ok?> <name> [detail file]
 src=$(ressd_source_tree) || ressd_die "linux-source-6.1 is not installed (run make deps)"
 cd "$RESSD_TOP"
 # Kernel sources: the target, its KUnit suites and dm-ftlsim (tools/ftlsim).
-mapfile -t cfiles < <(ls ./*.[ch] tests/kunit/*.c tools/ftlsim/*.[ch] 2>/dev/null | sed 's,^\./,,')
+mapfile -t cfiles < <(ls ./*.[ch] tests/kunit/*.c tools/ftlsim/*.[ch] 2>/dev/null | grep -v '\.mod\.c$' | sed 's,^\./,,')
 
 # Our sources copied to a build directory of their own for each kernel.
 build_check() {	# <name> <kdir> [make args]

@@ -131,8 +131,11 @@ if [ $kind = kunit ]; then
 	c=$(sed -n 's/.*\(crashed\|errors\): \([0-9]*\).*/\2/p' <<<"$line")
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0} + ${c:-0}))
-	if [ -z "$line" ] || [ "${p:-0}" -eq 0 ] || [ $prc -ne 0 ]; then
-		echo "FAIL [kunit] KTAP: no passing run parsed (kunit.py exit $prc)"
+	if [ -z "$line" ] || [ "${p:-0}" -eq 0 ]; then
+		echo "FAIL [kunit] KTAP: no test result parsed (kunit.py exit $prc)"
+		failed=$((failed + 1))
+	elif [ $prc -ne 0 ] && [ $((${f:-0} + ${c:-0})) -eq 0 ]; then
+		echo "FAIL [kunit] kunit.py parse exited $prc"
 		failed=$((failed + 1))
 	fi
 	if bad=$(sed -n '/KTAP version/,$p' "$res/kunit.dmesg" | grep -E -m1 "$bad_kernel_log"); then

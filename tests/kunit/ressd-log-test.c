@@ -262,7 +262,9 @@ static unsigned int compare_map(struct replay_run *run, const u32 *map,
 	spin_lock(&run->idx.lock);
 	for (b = 0; b < origin_blocks; b++) {
 		__ressd_index_lookup(&run->idx, b, 1, &rm);
-		if (rm.mapped != (map[b] != NONE) || (rm.mapped && rm.slot != map[b]))
+		bool want = map[b] != NONE;
+
+		if (rm.mapped != want || (want && rm.slot != map[b]))
 			bad++;
 	}
 	spin_unlock(&run->idx.lock);

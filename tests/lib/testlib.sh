@@ -72,3 +72,26 @@ make_block() {	# <tag> <block> -> 4096 bytes on stdout
 	line=$(printf '%-63s\n' "$1 $2")
 	yes "$line" 2>/dev/null | head -c 4096
 }
+
+# run_watched <seconds> <dm name> <command...>: run a command, printing the
+# target's status every 10 s; if it is still running after <seconds>, show
+# the blocked tasks and the kernel log, kill it and fail.
+run_watched() {
+	local limit=$1 name=$2 pid t=0
+	shift 2
+	"$@" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		sleep 2
+		t=$((t + 2))
+		[ $((t % 10)) -eq 0 ] && echo "  t=${t}s: $(dmsetup status "$name" 2>&1)"
+		if [ $t -ge "$limit" ]; then
+			echo "stalled after ${limit}s: $(dmsetup status "$name" 2>&1)"
+			echo w >/proc/sysrq-trigger 2>/dev/null
+			dmesg | tail -n 80
+			kill -9 $pid
+			fail "stalled: $*"
+		fi
+	done
+	wait $pid || fail "failed: $*"
+}
