@@ -476,6 +476,21 @@ static int ressd_map(struct dm_target *ti, struct bio *bio)
 	return ressd_map_bio(ti->private, bio);
 }
 
+/*
+ * Hold a completed bio on @list for the worker, which completes it again
+ * later (then end_io returns DM_ENDIO_DONE).  Releases rc->lock.
+ */
+static int ressd_hold(struct ressd_c *rc, struct bio *bio,
+		      struct bio_list *list, unsigned long flags)
+	__releases(&rc->lock)
+{
+	ressd_io(bio)->held = true;
+	bio_list_add(list, bio);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	queue_work(rc->wq, &rc->worker);
+	return DM_ENDIO_INCOMPLETE;
+}
+
 static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 			blk_status_t *error)
 {
@@ -501,37 +516,22 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 			spin_unlock_irqrestore(&rc->lock, flags);
 			break;
 		}
-		if (!__ressd_log_invalidate(rc, io->block, io->nr)) {
-			/* Hold the write (still "busy") until a record can take it. */
-			io->held = true;
-			bio_list_add(&rc->inval_retry, bio);
-			spin_unlock_irqrestore(&rc->lock, flags);
-			queue_work(rc->wq, &rc->worker);
-			return DM_ENDIO_INCOMPLETE;
-		}
+		/* Hold the write (still "busy") until a record can take it. */
+		if (!__ressd_log_invalidate(rc, io->block, io->nr))
+			return ressd_hold(rc, bio, &rc->inval_retry, flags);
 		list_del_init(&io->busy);
-		if (bio->bi_opf & REQ_FUA) {
-			/* FUA: the invalidation must be durable first (I2). */
-			io->held = true;
-			bio_list_add(&rc->flush_waiters, bio);
-			spin_unlock_irqrestore(&rc->lock, flags);
-			queue_work(rc->wq, &rc->worker);
-			return DM_ENDIO_INCOMPLETE;
-		}
+		/* FUA: the invalidation must be durable first (I2). */
+		if (bio->bi_opf & REQ_FUA)
+			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		break;
 	case RESSD_IO_FLUSH:
 		if (*error)
 			break;
 		spin_lock_irqsave(&rc->lock, flags);
-		if (__ressd_log_needs_flush(rc)) {
-			/* The origin is flushed; now the log. */
-			io->held = true;
-			bio_list_add(&rc->flush_waiters, bio);
-			spin_unlock_irqrestore(&rc->lock, flags);
-			queue_work(rc->wq, &rc->worker);
-			return DM_ENDIO_INCOMPLETE;
-		}
+		/* The origin is flushed; now the log. */
+		if (__ressd_log_needs_flush(rc))
+			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		break;
 	default:
