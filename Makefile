@@ -11,6 +11,9 @@
 #   make test            all of the above, one summary line
 #   make test-quick      check + kunit + test-uml
 #   make deps            install build and test dependencies (root)
+#   make demo            raw ext4 against ext4 on dm-ressd on an emulated SSD
+#   make bench           the benchmark protocol (BENCH_ARGS=--quick for short)
+#                        (demo and bench: work in progress, not yet verified)
 #
 # KDIR defaults to the running kernel's build directory when it exists, else
 # to the newest installed Debian headers.
@@ -24,7 +27,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 # Run these scripts with bash explicitly: a fresh clone may lose modes.
 SH := bash
 
-.PHONY: all modules clean install check kunit test-uml test-vm test test-quick deps
+.PHONY: all modules clean install check kunit test-uml test-vm test test-quick deps demo bench
 
 all: modules
 
@@ -60,3 +63,9 @@ test:
 
 test-quick:
 	$(SH) scripts/test-all.sh --quick
+
+demo:
+	$(SH) scripts/demo.sh
+
+bench:
+	$(SH) scripts/bench.sh $(BENCH_ARGS)

@@ -1,0 +1,106 @@
+#!/bin/bash
+# The benchmark protocol (make bench; make bench BENCH_ARGS=--quick): every
+# stack on the same emulated low-end SSD (tools/ftlsim, virtual time) with the
+# same space for its log or cache, the workloads of the protocol, figures in
+# results/bench.md, results/bench.json and results/bench-<preset>.png.
+#
+#   bash scripts/bench.sh [--quick] [--presets "ssd-a ssd-b"] [--stacks "raw ressd"]
+#                         [--workloads "randw4k sqlite"]
+#
+# Stacks: raw (ext4), ressd (ext4 on dm-ressd), writecache (ext4 on
+# dm-writecache, SSD mode), writeboost (ext4 on dm-writeboost, built from
+# Debian's dm-writeboost-dkms source), bcache (ext4 on bcache, writeback),
+# f2fs.  Workloads: randw4k, mixed, postmark, sqlite (tests/bench/).
+#
+# Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area.  --quick: ssd-a
+# and ssd-b, a 16 MiB reserved area, fewer operations (under 15 minutes with
+# software emulation on 2 cores once the dependencies are installed).
+# One guest boot for everything (lock $RESSD_VM_LOCK); RESSD_KVM=1 uses KVM.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+. "$RESSD_TOP/scripts/guest-lib.sh"
+
+quick=0
+presets= stacks= workloads=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--presets) presets=$2; shift ;;
+	--stacks) stacks=$2; shift ;;
+	--workloads) workloads=$2; shift ;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	*) ressd_die "unknown argument $1 (see --help)" ;;
+	esac
+	shift
+done
+
+start=$(date +%s)
+if ! bash "$RESSD_TOP/scripts/deps.sh" bench; then
+	ressd_log "warning: installing the benchmark packages failed; trying the base set"
+	bash "$RESSD_TOP/scripts/deps.sh"
+fi
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+if [ $quick = 1 ]; then
+	: "${presets:=ssd-a ssd-b}"
+	# ssd-b: dm-ressd against raw and the nearest peer only (time).
+	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd writecache}
+	[ -n "$workloads" ] || export BENCH_WORKLOADS_ssd_b=${BENCH_WORKLOADS_ssd_b:-randw4k sqlite}
+	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-16}
+	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-4096}
+	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-4096}
+	export BENCH_PM_FILES=${BENCH_PM_FILES:-2000}
+	export BENCH_PM_TRANS=${BENCH_PM_TRANS:-20000}
+	export BENCH_SQL_ROWS=${BENCH_SQL_ROWS:-280000}
+	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-300}
+fi
+: "${presets:=ssd-a ssd-b ssd-c}"
+: "${stacks:=raw ressd writecache writeboost bcache f2fs}"
+: "${workloads:=randw4k mixed postmark sqlite}"
+export BENCH_PRESETS=$presets BENCH_STACKS=$stacks BENCH_WORKLOADS=$workloads
+
+out=$RESSD_TOP/.out/bench
+res=$RESSD_TOP/results
+rm -rf "$out"
+mkdir -p "$out/guest" "$res"
+ressd_log "building dm_ressd.ko and dm_ftlsim.ko"
+ressd_build_bench_modules "$out"
+wb_ko=
+if [[ " $stacks " == *" writeboost "* ]]; then
+	if wb_ko=$(ressd_build_writeboost "$out"); then
+		cp "$wb_ko" "$out/guest/dm-writeboost.ko"
+		wb_ko=$out/guest/dm-writeboost.ko
+	else
+		ressd_log "warning: dm-writeboost does not build against $RESSD_KDIR: $(tail -n 3 "$out/writeboost.log" | tr '\n' ' ')"
+		echo "SKIP writeboost: does not build against $RESSD_KDIR: $(grep -m1 -i error "$out/writeboost.log" || tail -n 1 "$out/writeboost.log")" >>"$out/guest/records.txt"
+		wb_ko=
+	fi
+fi
+
+envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$(basename "$(ls -d /usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1)")'"
+for v in $(compgen -v | grep -E '^(BENCH_|BCACHE_|RESSD_OPTS|WC_OPTS|WB_OPTS)'); do
+	case $v in BENCH_WB_KO | BENCH_WB_VERSION) continue ;; esac
+	envs+=" $v='${!v}'"
+done
+ressd_log "booting the Debian kernel $RESSD_KVER: presets '$presets', stacks '$stacks', workloads '$workloads'"
+gstart=$(date +%s)
+rc=0
+RESSD_GUEST_TIMEOUT=${RESSD_GUEST_TIMEOUT:-14400} ressd_boot "$out/guest" 1G "$out/console.log" \
+	"env $envs bash $RESSD_TOP/tests/bench/bench-guest.sh $out/guest $RESSD_BDIR" || rc=$?
+gsecs=$(( $(date +%s) - gstart ))
+ressd_log "guest ran $gsecs s"
+cp "$out/guest/guest.log" "$res/bench-guest.log" 2>/dev/null || true
+if [ $rc -ne 0 ]; then
+	tail -n 30 "$out/guest/guest.log" 2>/dev/null || tail -n 30 "$out/console.log"
+	ressd_log "the benchmark stopped in the guest (exit $rc); logs: $out/guest/guest.log, $out/console.log; reporting what was measured"
+fi
+commit=${RESSD_COMMIT:-$(git -C "$RESSD_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+dirty=$(git -C "$RESSD_TOP" status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
+"$py" "$RESSD_TOP/tools/ressd-report.py" bench "$out/guest" "$res" \
+	"date=$(date -u +%Y-%m-%dT%H:%MZ)" "commit=$commit$dirty" "mode=$([ $quick = 1 ] && echo quick || echo full)" \
+	"guest=Debian kernel $RESSD_KVER under QEMU $([ "${RESSD_KVM:-0}" = 1 ] && echo KVM || echo TCG), 2 vCPUs, 2 GiB" \
+	"guest_seconds=$gsecs" >"$out/report.txt"
+cp "$out/guest/records.txt" "$res/bench-records.txt"
+ressd_log "benchmark finished in $(( $(date +%s) - start )) s: $res/bench.md, $res/bench.json, $res/bench-*.png"
+exit $rc
