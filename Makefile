@@ -13,7 +13,7 @@
 #   make deps            install build and test dependencies (root)
 #   make demo            raw ext4 against ext4 on dm-ressd on an emulated SSD
 #   make bench           the benchmark protocol (BENCH_ARGS=--quick for short)
-#                        (demo and bench: work in progress, not yet verified)
+#                        (the demo is verified; bench: see Documentation/performance.md)
 #
 # KDIR defaults to the running kernel's build directory when it exists, else
 # to the newest installed Debian headers.

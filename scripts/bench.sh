@@ -7,15 +7,20 @@
 #   bash scripts/bench.sh [--quick] [--presets "ssd-a ssd-b"] [--stacks "raw ressd"]
 #                         [--workloads "randw4k sqlite"]
 #
-# Stacks: raw (ext4), ressd (ext4 on dm-ressd), writecache (ext4 on
-# dm-writecache, SSD mode), writeboost (ext4 on dm-writeboost, built from
-# Debian's dm-writeboost-dkms source), bcache (ext4 on bcache, writeback),
-# f2fs.  Workloads: randw4k, mixed, postmark, sqlite (tests/bench/).
+# Stacks: raw (ext4), ressd (ext4 on dm-ressd, defaults), ressd:<k>=<v>,...
+# (dm-ressd with those settings, e.g. ressd:high_watermark=75,low_watermark=0,
+# which the default list includes), writecache (ext4 on dm-writecache, SSD
+# mode), writeboost (ext4 on dm-writeboost, built from Debian's
+# dm-writeboost-dkms source), bcache (ext4 on bcache, writeback), f2fs.
+# Workloads: randw4k, mixed, postmark, sqlite (tests/bench/bench-guest.sh).
 #
-# Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area.  --quick: ssd-a
-# and ssd-b, a 16 MiB reserved area, fewer operations (under 15 minutes with
-# software emulation on 2 cores once the dependencies are installed).
-# One guest boot for everything (lock $RESSD_VM_LOCK); RESSD_KVM=1 uses KVM.
+# Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area, about an hour
+# under software emulation.  --quick: ssd-a with every stack and workload,
+# ssd-b with raw, dm-ressd (two settings) and dm-writecache on randw4k and
+# sqlite; a 16 MiB reserved area; under 15 minutes on 2 cores once the
+# dependencies are installed.  One guest boot per preset (each takes the
+# lock $RESSD_VM_LOCK); RESSD_KVM=1 uses KVM.  Sizes can be changed with
+# the BENCH_* variables read below; BENCH_RESULTS moves the results.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$RESSD_TOP/scripts/guest-lib.sh"
@@ -28,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--presets) presets=$2; shift ;;
 	--stacks) stacks=$2; shift ;;
 	--workloads) workloads=$2; shift ;;
-	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
 	*) ressd_die "unknown argument $1 (see --help)" ;;
 	esac
 	shift
@@ -45,7 +50,7 @@ py=/usr/bin/python3
 if [ $quick = 1 ]; then
 	: "${presets:=ssd-a ssd-b}"
 	# ssd-b: dm-ressd against raw and the nearest peer only (time).
-	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd writecache}
+	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd ressd:high_watermark=75,low_watermark=0 writecache}
 	[ -n "$workloads" ] || export BENCH_WORKLOADS_ssd_b=${BENCH_WORKLOADS_ssd_b:-randw4k sqlite}
 	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-16}
 	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-4096}
@@ -54,14 +59,22 @@ if [ $quick = 1 ]; then
 	export BENCH_PM_TRANS=${BENCH_PM_TRANS:-20000}
 	export BENCH_SQL_ROWS=${BENCH_SQL_ROWS:-280000}
 	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-300}
+else
+	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-32}
+	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-16384}
+	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-16384}
+	export BENCH_PM_FILES=${BENCH_PM_FILES:-4000}
+	export BENCH_PM_TRANS=${BENCH_PM_TRANS:-40000}
+	export BENCH_SQL_ROWS=${BENCH_SQL_ROWS:-560000}
+	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-1000}
 fi
 : "${presets:=ssd-a ssd-b ssd-c}"
-: "${stacks:=raw ressd writecache writeboost bcache f2fs}"
+: "${stacks:=raw ressd ressd:high_watermark=75,low_watermark=0 writecache writeboost bcache f2fs}"
 : "${workloads:=randw4k mixed postmark sqlite}"
 export BENCH_PRESETS=$presets BENCH_STACKS=$stacks BENCH_WORKLOADS=$workloads
 
 out=$RESSD_TOP/.out/bench
-res=$RESSD_TOP/results
+res=${BENCH_RESULTS:-$RESSD_TOP/results}
 rm -rf "$out"
 mkdir -p "$out/guest" "$res"
 ressd_log "building dm_ressd.ko and dm_ftlsim.ko"
@@ -80,27 +93,38 @@ fi
 
 envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$(basename "$(ls -d /usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1)")'"
 for v in $(compgen -v | grep -E '^(BENCH_|BCACHE_|RESSD_OPTS|WC_OPTS|WB_OPTS)'); do
-	case $v in BENCH_WB_KO | BENCH_WB_VERSION) continue ;; esac
+	case $v in BENCH_WB_KO | BENCH_WB_VERSION | BENCH_PRESETS) continue ;; esac
 	envs+=" $v='${!v}'"
 done
-ressd_log "booting the Debian kernel $RESSD_KVER: presets '$presets', stacks '$stacks', workloads '$workloads'"
+# One boot per preset: the lock is released in between, so that other
+# guests on this machine are not held up for the whole run.  Raw and the
+# other stacks of one preset always share a boot (ratios from one run).
 gstart=$(date +%s)
 rc=0
-RESSD_GUEST_TIMEOUT=${RESSD_GUEST_TIMEOUT:-14400} ressd_boot "$out/guest" 1G "$out/console.log" \
-	"env $envs bash $RESSD_TOP/tests/bench/bench-guest.sh $out/guest $RESSD_BDIR" || rc=$?
+for preset in $presets; do
+	ressd_log "booting the Debian kernel $RESSD_KVER: preset $preset, stacks '$stacks', workloads '$workloads'"
+	pstart=$(date +%s)
+	prc=0
+	RESSD_GUEST_TIMEOUT=${RESSD_GUEST_TIMEOUT:-14400} ressd_boot "$out/guest" 1G "$out/console-$preset.log" \
+		"env $envs BENCH_PRESETS=$preset bash $RESSD_TOP/tests/bench/bench-guest.sh $out/guest $RESSD_BDIR" || prc=$?
+	ressd_log "preset $preset: guest ran $(( $(date +%s) - pstart )) s (exit $prc)"
+	cat "$out/guest/guest.log" >>"$out/guest-all.log" 2>/dev/null || true
+	if [ $prc -ne 0 ]; then
+		rc=$prc
+		tail -n 30 "$out/guest/guest.log" 2>/dev/null || tail -n 30 "$out/console-$preset.log"
+		echo "SKIP $preset: the guest stopped (exit $prc) after what is listed; see bench-guest.log" >>"$out/guest/records.txt"
+		ressd_log "preset $preset stopped in the guest (exit $prc); logs: $out/guest-all.log, $out/console-$preset.log"
+	fi
+done
 gsecs=$(( $(date +%s) - gstart ))
-ressd_log "guest ran $gsecs s"
-cp "$out/guest/guest.log" "$res/bench-guest.log" 2>/dev/null || true
-if [ $rc -ne 0 ]; then
-	tail -n 30 "$out/guest/guest.log" 2>/dev/null || tail -n 30 "$out/console.log"
-	ressd_log "the benchmark stopped in the guest (exit $rc); logs: $out/guest/guest.log, $out/console.log; reporting what was measured"
-fi
+cp "$out/guest-all.log" "$res/bench-guest.log" 2>/dev/null || true
 commit=${RESSD_COMMIT:-$(git -C "$RESSD_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 dirty=$(git -C "$RESSD_TOP" status --porcelain 2>/dev/null | grep -qv '^??' && echo " (with uncommitted changes)" || true)
 "$py" "$RESSD_TOP/tools/ressd-report.py" bench "$out/guest" "$res" \
 	"date=$(date -u +%Y-%m-%dT%H:%MZ)" "commit=$commit$dirty" "mode=$([ $quick = 1 ] && echo quick || echo full)" \
 	"guest=Debian kernel $RESSD_KVER under QEMU $([ "${RESSD_KVM:-0}" = 1 ] && echo KVM || echo TCG), 2 vCPUs, 2 GiB" \
-	"guest_seconds=$gsecs" >"$out/report.txt"
+	"guest_seconds=$gsecs" \
+	"module_sources_sha256=$(cd "$RESSD_BDIR" && cat $(find . -name '*.[ch]' | sort) | sha256sum | cut -c1-16)" >"$out/report.txt"
 cp "$out/guest/records.txt" "$res/bench-records.txt"
 ressd_log "benchmark finished in $(( $(date +%s) - start )) s: $res/bench.md, $res/bench.json, $res/bench-*.png"
 exit $rc

@@ -34,6 +34,19 @@ STACK_NAMES = {
 STACK_ORDER = ["raw", "ressd", "writecache", "writeboost", "bcache", "f2fs"]
 
 
+def stack_key(s):
+    """Sort stacks: the known ones in order, variants ("ressd:...") after their base."""
+    base = s.split(":", 1)[0]
+    i = STACK_ORDER.index(base) if base in STACK_ORDER else len(STACK_ORDER)
+    return (i, s != base, s)
+
+
+def stack_name(s):
+    base, _, var = s.partition(":")
+    name = STACK_NAMES.get(base, base)
+    return name + (" (%s)" % var.replace("=", " ").replace(",", ", ") if var else "")
+
+
 def parse_records(path):
     recs, settings, config, skips = [], {}, {}, []
     with open(path) as f:
@@ -288,20 +301,20 @@ def bench(out, res, meta):
     for p in presets:
         md.append("## %s\n" % p)
         for wl in WORKLOAD_ORDER:
-            stacks = [s for s in STACK_ORDER if (p, wl, s) in cells]
+            stacks = sorted({k[2] for k in cells if k[0] == p and k[1] == wl}, key=stack_key)
             if not stacks:
                 continue
             md.append("### %s\n" % WORKLOAD_NAMES.get(wl, wl))
             md.append("| stack | device s | (workload) | x raw | MB/s | ops/s | lower bound s | WA | "
-                      "prog/user | erases | full merges | gc runs | user MB written | wall s | target memory |")
-            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                      "prog/user | erases | full merges | gc runs | user MB written | device MB written | wall s | target memory |")
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
             rawd = None
             if (p, wl, "raw") in cells and "drained" in cells[(p, wl, "raw")]:
                 rawd = figures(cells[(p, wl, "raw")]["drained"])
             for s in stacks:
                 ph = cells[(p, wl, s)]
                 if "drained" not in ph or "work" not in ph:
-                    md.append("| %s | incomplete | | | | | | | | | | | | | |" % STACK_NAMES.get(s, s))
+                    md.append("| %s | incomplete | | | | | | | | | | | | | | |" % stack_name(s))
                     continue
                 w = figures(ph["work"])
                 d = figures(ph["drained"])
@@ -312,13 +325,13 @@ def bench(out, res, meta):
                 mem = d["target_mem"]
                 if mem not in ("-", ""):
                     mem = "%.1f KiB index" % (int(mem) / 1024)
-                md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %.1f | %s | %s |" % (
-                    STACK_NAMES.get(s, s), fmt(d["busy_s"]), fmt(w["busy_s"]),
+                md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %.1f | %.1f | %s | %s |" % (
+                    stack_name(s), fmt(d["busy_s"]), fmt(w["busy_s"]),
                     "%.2f" % speed if speed else "-", fmt(d["mbps"], 3),
                     fmt(d.get("ops_per_s", 0.0)) if d.get("ops") else "-",
                     fmt(d["lower_bound_s"]), fmt(d["wa"]), fmt(d["programmed_per_user"]),
                     d["erases"], d["full_merges"], d["gc_runs"], d["user_write_bytes"] / 1e6,
-                    fmt(d["wall_s"]), mem))
+                    d["device_write_bytes"] / 1e6, fmt(d["wall_s"]), mem))
             md.append("")
     if skips:
         md.append("## Not measured\n")
@@ -326,9 +339,8 @@ def bench(out, res, meta):
             md.append("- " + s)
         md.append("")
     md.append("## Settings of each stack\n")
-    for s in STACK_ORDER:
-        if s in settings:
-            md.append("- **%s**: %s" % (STACK_NAMES.get(s, s), settings[s]))
+    for s in sorted(settings, key=stack_key):
+        md.append("- **%s**: %s" % (stack_name(s), settings[s]))
     md.append("")
     pngs = plot_bench(data, res)
     if pngs:
@@ -357,7 +369,7 @@ def plot_bench(data, res):
         fig, axes = plt.subplots(1, len(wls), figsize=(4.2 * len(wls), 4), squeeze=False)
         for ax, wl in zip(axes[0], wls):
             rs = [r for r in data["results"] if r["preset"] == p and r["workload"] == wl]
-            rs.sort(key=lambda r: STACK_ORDER.index(r["stack"]))
+            rs.sort(key=lambda r: stack_key(r["stack"]))
             names = [r["stack"] for r in rs]
             drained = [r["after_drain"]["busy_s"] for r in rs]
             work = [r["after_workload"]["busy_s"] for r in rs]

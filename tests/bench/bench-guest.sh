@@ -17,7 +17,7 @@
 # Parameters come from the environment (scripts/bench.sh sets them).
 BENCH_OUT=$1 BENCH_MOD=$2
 BENCH_DISK=${BENCH_DISK:-/dev/vda}
-exec >"$BENCH_OUT/guest.log" 2>&1
+exec >"$BENCH_OUT/guest.log" 2>&1	# one boot per preset: the host keeps each
 . "$(dirname "$0")/lib.sh"
 trap 'echo $? >"$BENCH_OUT/guest.rc"' EXIT
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +43,7 @@ if [ -n "${BENCH_WB_KO:-}" ] && ! insmod "$BENCH_WB_KO"; then
 	echo "SKIP writeboost: insmod $BENCH_WB_KO failed: $(dmesg | tail -n 1)" >>"$BENCH_OUT/records.txt"
 	BENCH_WB_KO=
 fi
-echo "CONFIG reserved_mib=$R_MIB fio_span_mib=$SPAN_MIB randw_ios=$RANDW_IOS mixed_ios=$MIXED_IOS postmark_files=$PM_FILES postmark_transactions=$PM_TRANS sqlite_rows=$SQL_ROWS sqlite_transactions=$SQL_TRANS disk_mib=$(( $(blockdev --getsz "$BENCH_DISK") / 2048 )) precondition_ssd_c_randw=$PRECOND_RANDW kernel=$(uname -r) dirty_expire_centisecs=$(cat /proc/sys/vm/dirty_expire_centisecs)" >>"$BENCH_OUT/records.txt"
+echo "CONFIG reserved_mib=$R_MIB fio_span_mib=$SPAN_MIB randw_ios=$RANDW_IOS mixed_ios=$MIXED_IOS postmark_files=$PM_FILES postmark_transactions=$PM_TRANS sqlite_rows=$SQL_ROWS sqlite_transactions=$SQL_TRANS disk_mib=$(( $(blockdev --getsz "$BENCH_DISK") / 2048 )) precondition_ssd_c_randw=$PRECOND_RANDW kernel=$(uname -r) dirty_background_bytes=$(cat /proc/sys/vm/dirty_background_bytes) dirty_expire_centisecs=$(cat /proc/sys/vm/dirty_expire_centisecs)" >>"$BENCH_OUT/records.txt"
 
 wl_randw4k() {	# <prepare|run>
 	case $1 in
@@ -128,7 +128,7 @@ for preset in $PRESETS; do
 	v=BENCH_WORKLOADS_${preset//-/_}
 	pworkloads=${!v:-$WORKLOADS}
 	for st in $pstacks; do
-		if [ "$st" = writeboost ] && [ -z "${BENCH_WB_KO:-}" ]; then
+		if [ "${st%%:*}" = writeboost ] && [ -z "${BENCH_WB_KO:-}" ]; then
 			continue
 		fi
 		k0=$(kmem_kib)

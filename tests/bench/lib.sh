@@ -64,9 +64,12 @@ check_kernel_log() {	# <where>
 	fi
 }
 
-# Dirty page cache is written back after 1 s instead of 30 s (the
-# scaled-down workloads would otherwise live and die in the page cache).
+# Dirty page cache is written back once 1 MiB is dirty or after 1 s
+# (instead of 10 % of memory or 30 s): the scaled-down workloads would
+# otherwise live and die in the page cache, and how much of a buffered
+# workload reaches the device would depend on the wall time of the run.
 bench_sysctl() {
+	echo 1048576 >/proc/sys/vm/dirty_background_bytes
 	echo 100 >/proc/sys/vm/dirty_expire_centisecs
 	echo 100 >/proc/sys/vm/dirty_writeback_centisecs
 }
@@ -137,10 +140,15 @@ zero_4k() {	# <dev> <sector>
 # stack_create <stack>: needs S and R (sectors) set.
 stack_create() {
 	STACK=$1
+	# "ressd:high_watermark=80,low_watermark=0": dm-ressd with these
+	# settings (a variant, reported under this name).
+	STACK_KIND=${STACK%%:*}
+	local variant=
+	[ "$STACK_KIND" != "$STACK" ] && variant=$(tr ',=' '  ' <<<"${STACK#*:}")
 	L=$((S - R))
 	FS=ext4
 	STACK_SETTINGS=""
-	case $STACK in
+	case $STACK_KIND in
 	raw)
 		dm_create org "0 $L linear $FTL 0"
 		TOP=/dev/mapper/org
@@ -154,9 +162,9 @@ stack_create() {
 		;;
 	ressd)
 		zero_4k $FTL "$L"
-		local n=0
-		[ -n "$RESSD_OPTS" ] && n=$(wc -w <<<"$RESSD_OPTS")
-		dm_create ressd "0 $L ressd $FTL 0 $FTL $L $R $n $RESSD_OPTS"
+		local n=0 opts="$RESSD_OPTS $variant"
+		n=$(wc -w <<<"$opts")
+		dm_create ressd "0 $L ressd $FTL 0 $FTL $L $R $n $opts"
 		TOP=/dev/mapper/ressd
 		STACK_SETTINGS="table: $(dmsetup table ressd | cut -d' ' -f3- | sed "s,$FTL,ftl,g; s,[0-9]*:[0-9]*,ftl,g")"
 		;;
@@ -242,7 +250,7 @@ fs_make() {
 		mount -t f2fs "$TOP" $BENCH_MNT || bench_die "mount f2fs"
 	else
 		mkfs.ext4 $EXT4_MKFS_OPTS "$TOP" || bench_die "mkfs.ext4 on $TOP"
-		if [ "$STACK" = bcache ]; then
+		if [ "$STACK_KIND" = bcache ]; then
 			sync
 			echo writeback >/sys/block/bcache0/bcache/cache_mode
 		fi
@@ -255,7 +263,7 @@ fs_make() {
 # dm-writeboost and bcache: write back every dirty block).
 stack_settle() {
 	sync
-	case $STACK in
+	case $STACK_KIND in
 	ressd)
 		dmq message ressd 0 drain || bench_die "ressd drain failed: $(dmsetup status ressd)"
 		;;
@@ -284,7 +292,7 @@ stack_settle() {
 
 # stack_status: the stack's own counters, one word.
 stack_status() {
-	case $STACK in
+	case $STACK_KIND in
 	ressd) dmsetup status ressd | cut -d' ' -f4- | tr ' ' ',' ;;
 	writecache) dmsetup status wc | cut -d' ' -f4- | tr ' ' ',' ;;
 	writeboost) dmsetup status wb | cut -d' ' -f4- | tr ' ' ',' ;;
@@ -301,7 +309,7 @@ kmem_kib() {
 	awk '/^Slab:/ { s = $2 } /^VmallocUsed:/ { v = $2 } END { print s + v }' /proc/meminfo
 }
 stack_memory() {	# bytes the target reports it holds, or -
-	case $STACK in
+	case $STACK_KIND in
 	ressd) dmsetup status ressd | awk '{ print $6 }' ;;
 	*) echo "-" ;;
 	esac
@@ -312,7 +320,7 @@ stack_remove() {
 	if grep -q " $BENCH_MNT " /proc/mounts; then
 		umount $BENCH_MNT || { sleep 1; umount $BENCH_MNT; } || bench_die "umount"
 	fi
-	case $STACK in
+	case $STACK_KIND in
 	bcache)
 		local cs i
 		cs=$(readlink -f /sys/block/bcache0/bcache/cache 2>/dev/null)
