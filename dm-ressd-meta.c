@@ -668,12 +668,6 @@ void ressd_log_exit(struct ressd_c *rc)
 	}
 }
 
-static sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
-{
-	return rc->geo.log_offset +
-	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
-}
-
 /* Data blocks one record may take: a mover_batch, header included. */
 static u32 __ressd_max_data(struct ressd_c *rc)
 {

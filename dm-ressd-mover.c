@@ -27,9 +27,11 @@
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/part_stat.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
@@ -39,12 +41,6 @@
 
 /* Slots one round takes at most (its plan array is 16 bytes a slot). */
 #define RESSD_MOVER_MAX_REGION	65536
-
-struct ressd_move {
-	u64 block;
-	u32 slot;
-	bool skip;
-};
 
 /* Bios of one step in flight: the step waits for all of them. */
 struct ressd_mover_wait {
@@ -104,6 +100,39 @@ static bool __ressd_busy_block(struct ressd_c *rc, u64 block)
 	return false;
 }
 
+/**
+ * ressd_mover_next_run() - the next home write of a batch
+ * @mv: the batch, sorted by block
+ * @n: its length
+ * @i: where to start looking
+ * @max_blocks: the most blocks one bio may carry
+ * @by_slot: a run of log slots (a read) instead of home blocks (a write)
+ * @first: set to the index of the run's first move
+ *
+ * A run is a stretch of moves that are not skipped and whose home blocks
+ * (or, @by_slot, log slots) follow each other, at most @max_blocks long:
+ * one bio.  The next call starts at *@first + the returned length.
+ *
+ * Return: the run's length, 0 when no move is left.
+ */
+u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
+			 u32 max_blocks, bool by_slot, u32 *first)
+{
+	u32 len = 1;
+
+	while (i < n && mv[i].skip)
+		i++;
+	if (i >= n)
+		return 0;
+	*first = i;
+	while (i + len < n && len < max_blocks && !mv[i + len].skip &&
+	       (by_slot ? mv[i + len].slot == mv[i + len - 1].slot + 1 :
+			  mv[i + len].block == mv[i + len - 1].block + 1))
+		len++;
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_mover_next_run);
+
 /*
  * Issue one batch of @n moves (sorted): read them from the log, then write
  * home the ones still valid.  Returns 0 or an error.
@@ -112,16 +141,20 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 			     struct page **pages, u32 n)
 {
 	struct ressd_mover_wait w;
-	struct bio *bio = NULL;
-	u32 i, moved = 0, bios = 0;
+	u32 i, first, len, moved = 0, bios = 0;
+	struct bio *bio;
 	int r;
 
+	/* Read the batch from the log, neighbouring slots in one bio. */
 	ressd_mover_wait_init(&w);
-	for (i = 0; i < n; i++) {
-		bio = bio_alloc_bioset(rc->log->bdev, 1, REQ_OP_READ, GFP_NOIO, &rc->bs);
-		bio->bi_iter.bi_sector = rc->geo.log_offset +
-			((sector_t)(RESSD_SB_BLOCKS + mv[i].slot) << 3);
-		__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
+	for (i = 0; i < n; i++)
+		mv[i].skip = false;
+	i = 0;
+	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, true, &first))) {
+		bio = bio_alloc_bioset(rc->log->bdev, len, REQ_OP_READ, GFP_NOIO, &rc->bs);
+		bio->bi_iter.bi_sector = ressd_slot_sector(rc, mv[first].slot);
+		for (i = first; i < first + len; i++)
+			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
 		ressd_mover_submit(&w, bio);
 	}
 	r = ressd_mover_wait_all(&w);
@@ -143,28 +176,14 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	spin_unlock_irq(&rc->lock);
 
 	ressd_mover_wait_init(&w);
-	bio = NULL;
-	for (i = 0; i < n; i++) {
-		if (mv[i].skip)
-			continue;
-		/* Neighbours go in one bio, in ascending order. */
-		if (bio && (mv[i].block != mv[i - 1].block + 1 || mv[i - 1].skip ||
-			    bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0) != RESSD_BLOCK_SIZE)) {
-			ressd_mover_submit(&w, bio);
-			bios++;
-			bio = NULL;
-		} else if (bio) {
-			moved++;
-			continue;
-		}
-		bio = bio_alloc_bioset(rc->origin->bdev, min_t(u32, n - i, BIO_MAX_VECS),
-				       REQ_OP_WRITE, GFP_NOIO, &rc->bs);
-		bio->bi_iter.bi_sector = rc->geo.origin_offset + (mv[i].block << 3);
-		__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
-		moved++;
-	}
-	if (bio) {
+	i = 0;
+	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, false, &first))) {
+		bio = bio_alloc_bioset(rc->origin->bdev, len, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
+		bio->bi_iter.bi_sector = rc->geo.origin_offset + (mv[first].block << 3);
+		for (i = first; i < first + len; i++)
+			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
 		ressd_mover_submit(&w, bio);
+		moved += len;
 		bios++;
 	}
 	r = ressd_mover_wait_all(&w);
@@ -181,6 +200,43 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	return r;
 }
 
+/* Bios the target's users have issued so far (the dm device's I/O stats). */
+static u64 ressd_foreground_ios(struct ressd_c *rc)
+{
+	struct block_device *part = dm_disk(dm_table_get_md(rc->ti->table))->part0;
+
+	return part_stat_read(part, ios[STAT_READ]) + part_stat_read(part, ios[STAT_WRITE]);
+}
+
+/*
+ * Between two batches: when the target's users issued I/O during the last
+ * batch, pause as long as that batch took (at most RESSD_MOVER_YIELD_MS), so
+ * that the mover takes at most about half of the device while they are
+ * busy; no pause when they are idle, during a drain, or when the log is
+ * nearly full (pausing then would only send small writes home directly).
+ */
+#define RESSD_MOVER_YIELD_MS	20
+#define RESSD_MOVER_NO_YIELD_PCT	90
+
+static void ressd_mover_yield(struct ressd_c *rc, u64 *fg, s64 batch_us)
+{
+	u64 now = ressd_foreground_ios(rc);
+	bool busy = now != *fg;
+	u64 pct;
+
+	*fg = now;
+	spin_lock_irq(&rc->lock);
+	pct = div_u64((u64)rc->used * 100, rc->lg.nr_slots);
+	busy = busy && !rc->draining && pct < RESSD_MOVER_NO_YIELD_PCT;
+	spin_unlock_irq(&rc->lock);
+	if (!busy || batch_us <= 0)
+		return;
+	batch_us = min_t(s64, batch_us, RESSD_MOVER_YIELD_MS * USEC_PER_MSEC);
+	atomic64_inc(&rc->mover_yields);
+	usleep_range(batch_us, batch_us + batch_us / 4 + 50);
+	*fg = ressd_foreground_ios(rc);
+}
+
 /*
  * One round.  Returns 0, -EAGAIN when a block of the region could not be
  * moved yet (a home write over it is in flight; try again soon), or an
@@ -191,7 +247,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	u32 tail_slot, end_slot, want, region = 0, n = 0, i, batch, old, used;
 	struct page *hdr = NULL, **pages = NULL;
 	struct ressd_move *mv = NULL;
-	u64 tail_seq, end_seq;
+	u64 tail_seq, end_seq, fg;
 	struct ressd_rec rec;
 	bool left = false;
 	const char *why;
@@ -266,11 +322,15 @@ static int ressd_mover_round(struct ressd_c *rc)
 	}
 	sort(mv, n, sizeof(*mv), ressd_move_cmp, NULL);
 
-	/* 2. Issue, one batch at a time. */
+	/* 2. Issue, one batch at a time, yielding to foreground I/O. */
+	fg = ressd_foreground_ios(rc);
 	for (i = 0; i < n; i += batch) {
+		ktime_t t0 = ktime_get();
+
 		r = ressd_mover_batch(rc, mv + i, pages, min(batch, n - i));
 		if (r)
 			goto out;
+		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
 	}
 
 	/* 3. Everything that superseded an entry of the region is durable. */
@@ -341,7 +401,14 @@ out:
 	return r;
 }
 
-/* Should a round run now?  @active is the hysteresis between the marks. */
+/*
+ * Should a round run now?  One round per crossing of high_watermark: it
+ * moves the log down to low_watermark, and the mover then waits until the
+ * log passes high_watermark again.  Large rounds are what makes the home
+ * writes cheap: the more blocks one round sorts, the more of them share an
+ * erase unit of the device.  @active is set at high_watermark and cleared
+ * by the thread after each round.
+ */
 static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 {
 	bool run;
@@ -351,8 +418,6 @@ static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 	pct = div_u64((u64)rc->used * 100, rc->lg.nr_slots);
 	if (pct >= rc->tunables.high_watermark)
 		*active = true;
-	else if (pct <= rc->tunables.low_watermark)
-		*active = false;
 	run = !rc->mover_paused && !rc->suspending && rc->mode == RESSD_MODE_RW &&
 	      rc->used > rc->pend_slots && (rc->draining || *active);
 	spin_unlock_irq(&rc->lock);
@@ -375,6 +440,8 @@ static int ressd_mover_thread(void *data)
 		r = ressd_mover_round(rc);
 		mutex_unlock(&rc->mover_lock);
 		wake_up_all(&rc->wait);
+		if (r != -EAGAIN)
+			active = false;
 		if (r == -EAGAIN)
 			schedule_timeout_interruptible(msecs_to_jiffies(10));
 		else if (r)

@@ -269,26 +269,46 @@ static void ressd_event_work(struct work_struct *ws)
 	dm_table_event(rc->ti->table);
 }
 
-/*
- * The classifier: a write continues a recent stream when it starts where one
- * of the last few writes ended (bcache's sequential detection, in small).
- * Returns true for a small random write.  Caller holds rc->lock.
+/**
+ * ressd_classify() - is this write a small random write?
+ * @cls: the recent streams (updated)
+ * @start: first sector of the write
+ * @sectors: its length
+ * @small_write_max: the largest small write, in sectors
+ *
+ * A write continues a stream when it starts where one of the last
+ * RESSD_STREAMS streams ended; that stream then moves to the front.  Any
+ * other write starts a new stream in place of the least recently used one,
+ * and is a small random write when it is at most @small_write_max long.
+ * Interleaved sequential streams (several files written at once, a journal
+ * beside data) each keep their own entry, so that none is taken for random
+ * writes.  Alignment needs no test here: the target exports 4 KiB logical
+ * blocks (device-mapper aligns every target to them), so every write is
+ * whole blocks.
+ *
+ * Return: true for a small random write (to the log).
  */
-static bool __ressd_classify(struct ressd_c *rc, struct bio *bio)
+bool ressd_classify(struct ressd_classifier *cls, sector_t start,
+		    unsigned int sectors, unsigned int small_write_max)
 {
-	sector_t start = bio->bi_iter.bi_sector, end = bio_end_sector(bio);
 	unsigned int i;
+	bool random = true;
 
-	for (i = 0; i < ARRAY_SIZE(rc->streams); i++) {
-		if (rc->streams[i] == start) {
-			rc->streams[i] = end;
-			return false;
+	for (i = 0; i < cls->nr; i++) {
+		if (cls->end[i] == start) {
+			random = false;
+			break;
 		}
 	}
-	rc->streams[rc->streams_next] = end;
-	rc->streams_next = (rc->streams_next + 1) % ARRAY_SIZE(rc->streams);
-	return bio_sectors(bio) <= rc->tunables.small_write_max;
+	if (i == cls->nr && cls->nr < RESSD_STREAMS)
+		cls->nr++;
+	if (i == RESSD_STREAMS)
+		i--;	/* a new stream replaces the least recently used */
+	memmove(&cls->end[1], &cls->end[0], i * sizeof(cls->end[0]));
+	cls->end[0] = start + sectors;
+	return random && sectors <= small_write_max;
 }
+EXPORT_SYMBOL_IF_KUNIT(ressd_classify);
 
 /* Does [@block, @block + @nr) hold a logged block? (rc->lock held) */
 static bool __ressd_any_mapped(struct ressd_c *rc, u64 block, u64 nr)
@@ -344,7 +364,8 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		spin_unlock_irqrestore(&rc->lock, flags);
 		return DM_MAPIO_KILL;
 	}
-	if (!discard && __ressd_classify(rc, bio)) {
+	if (!discard && ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
+					rc->tunables.small_write_max)) {
 		slot = __ressd_log_reserve(rc, bio, block, nr);
 		if (slot == RESSD_DEFER_SLOT) {
 			ressd_defer(rc, bio);
@@ -641,8 +662,12 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&rc->mover_writes),
 		       atomic64_read(&rc->metadata_commits),
 		       ressd_mode_name(mode));
-		/* Extras: small writes sent home because the log was full. */
-		DMEMIT(" %lld", atomic64_read(&rc->full_writes));
+		/*
+		 * Extras: small writes sent home because the log was full,
+		 * and the mover's pauses for foreground I/O.
+		 */
+		DMEMIT(" %lld %lld", atomic64_read(&rc->full_writes),
+		       atomic64_read(&rc->mover_yields));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,

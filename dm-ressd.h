@@ -39,7 +39,7 @@ struct ressd_tunables {
 
 #define RESSD_DEF_SMALL_WRITE_MAX	16	/* 8 KiB */
 #define RESSD_DEF_HIGH_WATERMARK	50
-#define RESSD_DEF_LOW_WATERMARK		25
+#define RESSD_DEF_LOW_WATERMARK		0
 #define RESSD_DEF_MOVER_BATCH		1024	/* 512 KiB */
 #define RESSD_MIN_MOVER_BATCH		16	/* 8 KiB: a header and one block */
 #define RESSD_MAX_MOVER_BATCH		8192	/* 4 MiB */
@@ -224,6 +224,29 @@ struct ressd_io {
 };
 
 /*
+ * The classifier's memory: where the most recent write streams ended, most
+ * recent first (bcache's sequential detection, in small).
+ */
+#define RESSD_STREAMS		8
+struct ressd_classifier {
+	sector_t end[RESSD_STREAMS];	/* end sector of each stream, MRU first */
+	unsigned int nr;		/* streams remembered */
+};
+
+bool ressd_classify(struct ressd_classifier *cls, sector_t start,
+		    unsigned int sectors, unsigned int small_write_max);
+
+/* One block the mover plans to move home (dm-ressd-mover.c). */
+struct ressd_move {
+	u64 block;	/* home block */
+	u32 slot;	/* log slot holding it */
+	bool skip;	/* changed since planned: not moved */
+};
+
+u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
+			 u32 max_blocks, bool by_slot, u32 *first);
+
+/*
  * The target.  Fields set by the constructor and never changed afterwards
  * need no lock; the others name theirs.
  */
@@ -266,8 +289,7 @@ struct ressd_c {
 	struct bio_list inval_retry;	/* INVAL writes waiting for record room */
 	struct list_head busy;		/* INVAL writes in flight (struct ressd_io) */
 	u64 busy_lo, busy_hi;		/* mover batch in flight: blocks [lo, hi) */
-	unsigned int streams_next;	/* classifier: next stream slot to reuse */
-	sector_t streams[8];		/* classifier: ends of recent writes */
+	struct ressd_classifier cls;	/* recent write streams */
 	u8 read_epoch;			/* log reads take a reference on it */
 	atomic_t log_readers[2];	/* log reads in flight, per epoch */
 	bool suspending;		/* between presuspend and resume */
@@ -291,6 +313,7 @@ struct ressd_c {
 	atomic64_t split_reads;
 	atomic64_t moved_blocks;
 	atomic64_t mover_writes;
+	atomic64_t mover_yields;		/* pauses for foreground I/O */
 	atomic64_t metadata_commits;
 	atomic64_t full_writes;		/* small writes sent home: log full */
 	atomic64_t deferred_bios;	/* bios map() handed to the worker */
@@ -364,6 +387,13 @@ enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
 void ressd_worker(struct work_struct *ws);
 /* Read log slot @slot into @page, synchronously (may sleep). */
 int ressd_log_read_slot(struct ressd_c *rc, u32 slot, struct page *page);
+
+/* The first sector of log slot @slot on the log device. */
+static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
+{
+	return rc->geo.log_offset +
+	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
+}
 /* Make everything acknowledged so far durable in the log (may sleep). */
 int ressd_log_sync(struct ressd_c *rc);
 /* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */

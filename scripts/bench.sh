@@ -21,6 +21,10 @@
 # dependencies are installed.  One guest boot per preset (each takes the
 # lock $RESSD_VM_LOCK); RESSD_KVM=1 uses KVM.  Sizes can be changed with
 # the BENCH_* variables read below; BENCH_RESULTS moves the results.
+# Sweeps (fio 4 KiB random writes, raw and dm-ressd): the reserved size at
+# about 1.25, 3.1, 6.25 and 12.5 % of the file written, and N (open log
+# blocks) at 2, 4, 16 besides the preset's own, for the presets in
+# BENCH_SWEEP_PRESETS (quick: ssd-a; full: ssd-a ssd-b; empty: none).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$RESSD_TOP/scripts/guest-lib.sh"
@@ -53,6 +57,7 @@ if [ $quick = 1 ]; then
 	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd ressd:high_watermark=75,low_watermark=0 writecache}
 	[ -n "$workloads" ] || export BENCH_WORKLOADS_ssd_b=${BENCH_WORKLOADS_ssd_b:-randw4k sqlite}
 	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-16}
+	export BENCH_SWEEP_PRESETS=${BENCH_SWEEP_PRESETS-ssd-a}
 	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-4096}
 	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-4096}
 	export BENCH_PM_FILES=${BENCH_PM_FILES:-2000}
@@ -61,6 +66,7 @@ if [ $quick = 1 ]; then
 	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-300}
 else
 	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-32}
+	export BENCH_SWEEP_PRESETS=${BENCH_SWEEP_PRESETS-ssd-a ssd-b}
 	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-16384}
 	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-16384}
 	export BENCH_PM_FILES=${BENCH_PM_FILES:-4000}

@@ -220,6 +220,13 @@ def load_trace(path):
 
 
 def plot_demo(out, res, stacks, config):
+    return plot_lba({s: os.path.join(out, "trace-%s.txt" % s) for s in stacks},
+                    int(config.get("disk_sectors", 0)), int(config.get("reserved_sectors", 0)),
+                    config.get("preset", ""), os.path.join(res, "demo-lba.png"))
+
+
+def plot_lba(paths, disk, rsv, preset, png):
+    """LBA over time of the traced writes, one panel per stack; returns the PNG's path."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -227,12 +234,10 @@ def plot_demo(out, res, stacks, config):
     except ImportError:
         print("matplotlib is missing: no plot", file=sys.stderr)
         return None
-    traces = {s: load_trace(os.path.join(out, "trace-%s.txt" % s)) for s in stacks}
+    traces = {s: load_trace(p) for s, p in paths.items()}
     traces = {s: v for s, v in traces.items() if v[0]}
     if not traces:
         return None
-    disk = int(config.get("disk_sectors", 0))
-    rsv = int(config.get("reserved_sectors", 0))
     fig, axes = plt.subplots(1, len(traces), figsize=(6 * len(traces), 4.5), squeeze=False)
     for ax, (s, (t, lba, size)) in zip(axes[0], traces.items()):
         t0 = t[0]
@@ -251,14 +256,13 @@ def plot_demo(out, res, stacks, config):
                        label="%s, %s (%d)" % (key[0], key[1], len(pts)), rasterized=True)
         if disk and rsv:
             ax.axhspan((disk - rsv) * 512 / 2**20, disk * 512 / 2**20, color="0.9", zorder=0)
-        ax.set_title("%s: %d writes to the emulated %s" % (STACK_NAMES.get(s, s), len(t),
-                                                            config.get("preset", "")))
+        ax.set_title("%s: %d writes to the emulated %s" % (STACK_NAMES.get(s, s), len(t), preset))
         ax.set_xlabel("guest wall time since the first write (s)")
         ax.set_ylabel("address on the device (MiB)")
         ax.legend(loc="upper right", fontsize=7, markerscale=4)
     fig.tight_layout()
-    png = os.path.join(res, "demo-lba.png")
     fig.savefig(png, dpi=110)
+    plt.close(fig)
     return os.path.abspath(png)
 
 
@@ -277,7 +281,10 @@ def bench(out, res, meta):
     recs, settings, config, skips = parse_records(os.path.join(out, "records.txt"))
     os.makedirs(res, exist_ok=True)
     cells = {}
+    sweeps = [r for r in recs if "sweep" in r]
     for r in recs:
+        if "sweep" in r:
+            continue
         key = (r["preset"], r["workload"], r["stack"])
         cells.setdefault(key, {})[r["phase"]] = r
     presets = sorted({k[0] for k in cells}, key=lambda p: list(SEQ_BW).index(p) if p in SEQ_BW else 99)
@@ -338,6 +345,17 @@ def bench(out, res, meta):
         for s in skips:
             md.append("- " + s)
         md.append("")
+    md.extend(sweep_tables(cells, sweeps, config, data, res))
+    lba = []
+    for p in presets:
+        png = plot_lba({s: os.path.join(out, "trace-%s-%s.txt" % (p, s)) for s in ("raw", "ressd")},
+                       int(config.get("disk_mib", 0)) * 2048, int(config.get("reserved_mib", 0)) * 2048,
+                       p, os.path.join(res, "bench-lba-%s.png" % p))
+        if png:
+            lba.append(os.path.basename(png))
+    if lba:
+        md.append("LBA over time of the writes reaching the emulated SSD during fio 4 KiB random "
+                  "writes (and the drain after them), raw against dm-ressd: " + ", ".join(lba) + "\n")
     md.append("## Settings of each stack\n")
     for s in sorted(settings, key=stack_key):
         md.append("- **%s**: %s" % (stack_name(s), settings[s]))
@@ -351,6 +369,98 @@ def bench(out, res, meta):
     with open(os.path.join(res, "bench.json"), "w") as f:
         json.dump(data, f, indent=1)
     print("\n".join(md))
+
+
+def sweep_tables(cells, sweeps, config, data, res):
+    """The sweeps of the reserved size and of N (fio 4 KiB random writes)."""
+    md = []
+    by = {}
+    for r in sweeps:
+        if r.get("phase") == "drained":
+            by.setdefault(r["preset"], []).append(r)
+    span = float(config.get("fio_span_mib", 0)) or 1.0
+    main_r = float(config.get("reserved_mib", 0))
+    plots = {}
+    for p in sorted(by, key=lambda p: list(SEQ_BW).index(p) if p in SEQ_BW else 99):
+        raw = cells.get((p, "randw4k", "raw"), {}).get("drained")
+        ressd = cells.get((p, "randw4k", "ressd"), {}).get("drained")
+        rawd = figures(raw) if raw else None
+        md.append("## %s: sweeps (fio 4 KiB random write, %d MiB file)\n" % (p, span))
+        md.append("Reserved area as a share of the file the workload writes in (raw does not "
+                  "use it: its figure is the main run's).\n")
+        md.append("| reserved MiB | % of file | dm-ressd device s | x raw | WA | full merges | erases |")
+        md.append("|---|---|---|---|---|---|---|")
+        rows = []
+        for r in by[p]:
+            if r["sweep"].startswith("reserved=") and r["stack"] == "ressd":
+                rows.append((int(r["sweep"].split("=")[1]) / 2048.0, figures(r)))
+        if ressd:
+            rows.append((main_r, figures(ressd)))
+        pts = []
+        for mib, d in sorted(rows, key=lambda x: x[0]):
+            x = rawd["busy_s"] / d["busy_s"] if rawd and d["busy_s"] else 0.0
+            pts.append((100.0 * mib / span, x))
+            md.append("| %.2f | %.1f | %s | %s | %s | %d | %d |" % (
+                mib, 100.0 * mib / span, fmt(d["busy_s"]), "%.2f" % x if x else "-",
+                fmt(d["wa"]), d["full_merges"], d["erases"]))
+            data.setdefault("sweeps", []).append({"preset": p, "sweep": "reserved", "reserved_mib": mib,
+                                                  "ressd": d, "speedup_vs_raw": x})
+        plots[(p, "reserved")] = pts
+        md.append("")
+        nrows = {}
+        for r in by[p]:
+            if r["sweep"].startswith("open_logs="):
+                nrows.setdefault(int(r["sweep"].split("=")[1]), {})[r["stack"]] = figures(r)
+        if nrows:
+            md.append("Number of open log blocks N of the emulated device (the main run uses the "
+                      "preset's own N), reserved area %.0f MiB.\n" % main_r)
+            md.append("| N | raw device s | dm-ressd device s | x raw | raw WA | dm-ressd WA |")
+            md.append("|---|---|---|---|---|---|")
+            pts = []
+            for n in sorted(nrows):
+                a, b = nrows[n].get("raw"), nrows[n].get("ressd")
+                if not a or not b:
+                    md.append("| %d | incomplete | | | | |" % n)
+                    continue
+                x = a["busy_s"] / b["busy_s"] if b["busy_s"] else 0.0
+                pts.append((n, x))
+                md.append("| %d | %s | %s | %.2f | %s | %s |" % (n, fmt(a["busy_s"]), fmt(b["busy_s"]),
+                                                              x, fmt(a["wa"]), fmt(b["wa"])))
+                data.setdefault("sweeps", []).append({"preset": p, "sweep": "open_logs", "open_logs": n,
+                                                      "raw": a, "ressd": b, "speedup_vs_raw": x})
+            plots[(p, "N")] = pts
+            md.append("")
+    if plots:
+        png = plot_sweeps(plots, os.path.join(res, "bench-sweeps.png"))
+        if png:
+            md.append("Plot: %s\n" % os.path.basename(png))
+    return md
+
+
+def plot_sweeps(plots, png):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for (p, kind), pts in sorted(plots.items()):
+        if not pts:
+            continue
+        ax = axes[0] if kind == "reserved" else axes[1]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=p)
+    axes[0].set_xlabel("reserved area, % of the file written")
+    axes[1].set_xlabel("open log blocks N of the device")
+    axes[1].set_xscale("log", base=2)
+    for ax in axes:
+        ax.set_ylabel("dm-ressd speed-up over raw (device time)")
+        ax.axhline(1, color="k", lw=0.8, ls="--")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png
 
 
 def plot_bench(data, res):

@@ -11,7 +11,8 @@
 #             with the library's default rollback journal and fsyncs
 # Each workload: prepare, settle (sync + write everything home), drop
 # caches, zero the ftlsim counters, run, sync -> record "work"; settle ->
-# record "drained".
+# record "drained".  Then, for the presets in BENCH_SWEEP_PRESETS, the
+# sweeps of the reserved size and of N (records tagged sweep=...).
 #
 # usage: bench-guest.sh <out dir> <module dir>
 # Parameters come from the environment (scripts/bench.sh sets them).
@@ -118,6 +119,80 @@ wl_sqlite() {
 	esac
 }
 
+# run_stack <stack> <workloads...>: one stack on the current ftlsim device:
+# create it with a fresh file system, run each workload, remove it.  The
+# randw4k runs of raw and dm-ressd (defaults) are traced with blktrace when
+# TRACE is set (the LBA-over-time picture).
+run_stack() {
+	local st=$1 k0 k1 t0 t1 traced
+	shift
+	k0=$(kmem_kib)
+	stack_create "$st"
+	k1=$(kmem_kib)
+	grep -q "^SETTINGS stack=$st " "$BENCH_OUT/records.txt" ||
+		echo "SETTINGS stack=$st $STACK_SETTINGS" >>"$BENCH_OUT/records.txt"
+	fs_make
+	say "$FTL_PRESET${SWEEP:+ $SWEEP} $st: created"
+	for WORKLOAD in "$@"; do
+		say "$FTL_PRESET $st $WORKLOAD: prepare"
+		"wl_$WORKLOAD" prepare
+		stack_settle
+		phase_start
+		traced=
+		if [ -n "${TRACE:-}" ] && [ "$WORKLOAD" = randw4k ] && { [ "$st" = raw ] || [ "$st" = ressd ]; }; then
+			traced=$BENCH_OUT/trace-$FTL_PRESET-$st.txt
+			trace_start
+		fi
+		say "$FTL_PRESET $st $WORKLOAD: run"
+		OPS=0
+		"wl_$WORKLOAD" run
+		sync
+		# Reads count as work only for the mixed workload (elsewhere
+		# they are the program's own files or the page cache).
+		[ "$WORKLOAD" = mixed ] || RUN_RCHAR=0
+		record work user_write_bytes="$RUN_WCHAR" user_read_bytes="$RUN_RCHAR" wall_s="$RUN_WALL" ops="$OPS" kmem_kib=$((k1 - k0))
+		t0=$(date +%s.%N)
+		stack_settle
+		t1=$(date +%s.%N)
+		record drained user_write_bytes="$RUN_WCHAR" user_read_bytes="$RUN_RCHAR" wall_s="$RUN_WALL" ops="$OPS" kmem_kib=$((k1 - k0)) settle_wall_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+		[ -z "$traced" ] || trace_stop "$traced"
+		say "$FTL_PRESET $st $WORKLOAD: wall ${RUN_WALL}s; $(dmsetup status ftl | cut -d' ' -f6) $(dmsetup status ftl | tr ' ' '\n' | grep '^wa=')"
+		check_kernel_log "$FTL_PRESET-$st-$WORKLOAD"
+	done
+	stack_remove
+	say "$FTL_PRESET $st: removed"
+}
+
+# sweep <preset>: fio 4 KiB random writes (randw4k) over the same file,
+# raw and dm-ressd (defaults), (1) with reserved areas of about 1.25 %,
+# 3.1 % and 6.25 % of the file (12.5 % is the main run's point), (2) with
+# the preset's number of open log blocks N replaced by each of
+# BENCH_SWEEP_N (the main run has the preset's own N; log-block presets
+# only).
+sweep() {
+	local preset=$1 r0=$R span=$SPAN_MIB d n
+	for d in 80 32 16; do
+		R=$(( span * 2048 / d / 8 * 8 ))
+		SWEEP=reserved=$R
+		say "sweep $preset: reserved area $R sectors ($span MiB file)"
+		run_stack ressd randw4k
+	done
+	R=$r0
+	SWEEP=
+	[ "$preset" != ssd-c ] || return 0	# page-mapped: no log blocks
+	for n in ${BENCH_SWEEP_N:-2 4 16}; do
+		dm_remove ftl
+		ftl_create "$preset" 2 open_logs "$n"
+		SWEEP=open_logs=$n
+		say "sweep $preset: N = $n open log blocks"
+		run_stack raw randw4k
+		run_stack ressd randw4k
+	done
+	SWEEP=
+	dm_remove ftl
+	ftl_create "$preset"
+}
+
 for preset in $PRESETS; do
 	ftl_create "$preset"
 	precondition "$preset"
@@ -127,40 +202,23 @@ for preset in $PRESETS; do
 	pstacks=${!v:-$STACKS}
 	v=BENCH_WORKLOADS_${preset//-/_}
 	pworkloads=${!v:-$WORKLOADS}
+	TRACE=1
 	for st in $pstacks; do
 		if [ "${st%%:*}" = writeboost ] && [ -z "${BENCH_WB_KO:-}" ]; then
 			continue
 		fi
-		k0=$(kmem_kib)
-		stack_create "$st"
-		k1=$(kmem_kib)
-		grep -q "^SETTINGS stack=$st " "$BENCH_OUT/records.txt" ||
-			echo "SETTINGS stack=$st $STACK_SETTINGS" >>"$BENCH_OUT/records.txt"
-		fs_make
-		say "$preset $st: created"
-		for WORKLOAD in $pworkloads; do
-			say "$preset $st $WORKLOAD: prepare"
-			"wl_$WORKLOAD" prepare
-			stack_settle
-			phase_start
-			say "$preset $st $WORKLOAD: run"
-			OPS=0
-			"wl_$WORKLOAD" run
-			sync
-			# Reads count as work only for the mixed workload (elsewhere
-			# they are the program's own files or the page cache).
-			[ "$WORKLOAD" = mixed ] || RUN_RCHAR=0
-			record work user_write_bytes="$RUN_WCHAR" user_read_bytes="$RUN_RCHAR" wall_s="$RUN_WALL" ops="$OPS" kmem_kib=$((k1 - k0))
-			t0=$(date +%s.%N)
-			stack_settle
-			t1=$(date +%s.%N)
-			record drained user_write_bytes="$RUN_WCHAR" user_read_bytes="$RUN_RCHAR" wall_s="$RUN_WALL" ops="$OPS" kmem_kib=$((k1 - k0)) settle_wall_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
-			say "$preset $st $WORKLOAD: wall ${RUN_WALL}s; $(dmsetup status ftl | cut -d' ' -f6) $(dmsetup status ftl | tr ' ' '\n' | grep '^wa=')"
-			check_kernel_log "$preset-$st-$WORKLOAD"
-		done
-		stack_remove
-		say "$preset $st: removed"
+		# shellcheck disable=SC2086
+		run_stack "$st" $pworkloads
 	done
+	TRACE=
+	case " ${BENCH_SWEEP_PRESETS:-} " in
+	*" $preset "*)
+		case " $pworkloads " in
+		*" randw4k "*) sweep "$preset" ;;
+		*) echo "SKIP sweep $preset: randw4k is not among its workloads" >>"$BENCH_OUT/records.txt" ;;
+		esac
+		;;
+	esac
 	dm_remove ftl
 done
 check_kernel_log end

@@ -38,10 +38,7 @@ for st in $STACKS; do
 	stack_settle
 	phase_start
 
-	rm -f "$BENCH_TMP"/bt.*
-	blktrace -d $FTL -a write -o bt -D "$BENCH_TMP" >"$BENCH_TMP/blktrace.log" 2>&1 &
-	btpid=$!
-	sleep 1
+	trace_start
 	say "$st: $NR_WRITES random 4 KiB writes (fio, O_DIRECT, psync, queue depth 1)"
 	run_counted fio --name=randw --filename=$BENCH_MNT/file --size="${SPAN_MIB}M" \
 		--rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$NR_WRITES" \
@@ -55,11 +52,7 @@ for st in $STACKS; do
 	t1=$(date +%s.%N)
 	record drained user_write_bytes="$RUN_WCHAR" wall_s="$RUN_WALL" settle_wall_s="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
 	say "$st: after drain: $(dmsetup status ftl | cut -d' ' -f6-8)"
-	sleep 0.5
-	kill -INT $btpid
-	wait $btpid
-	blkparse -i bt -D "$BENCH_TMP" -q -f '%a %d %T.%9t %S %n\n' 2>/dev/null |
-		awk '$1 == "Q" && $2 ~ /W/ && $5 > 0 { print $3, $4, $5 * 512 }' >"$BENCH_OUT/trace-$st.txt"
+	trace_stop "$BENCH_OUT/trace-$st.txt"
 	say "$st: $(wc -l <"$BENCH_OUT/trace-$st.txt") writes traced"
 	check_kernel_log "$st"
 	stack_remove

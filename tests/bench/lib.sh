@@ -360,7 +360,7 @@ run_counted() {
 record() {
 	local phase=$1
 	shift
-	echo "REC preset=$FTL_PRESET stack=$STACK workload=$WORKLOAD phase=$phase $* $(ftl_fields) stack_status=$(stack_status) target_mem=$(stack_memory)" >>"$BENCH_OUT/records.txt"
+	echo "REC preset=$FTL_PRESET stack=$STACK workload=$WORKLOAD phase=$phase ${SWEEP:+sweep=$SWEEP }$* $(ftl_fields) stack_status=$(stack_status) target_mem=$(stack_memory)" >>"$BENCH_OUT/records.txt"
 }
 
 # drop caches, settle udev, zero the ftlsim counters: a phase starts clean.
@@ -368,4 +368,21 @@ phase_start() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	ftl_reset
+}
+
+# trace_start / trace_stop <file>: blktrace the writes queued to the ftlsim
+# device in between; <file> gets "time sector bytes" per write.
+trace_start() {
+	rm -f "$BENCH_TMP"/bt.*
+	blktrace -d $FTL -a write -o bt -D "$BENCH_TMP" >"$BENCH_TMP/blktrace.log" 2>&1 &
+	TRACE_PID=$!
+	sleep 1
+}
+trace_stop() {
+	sleep 0.5
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID"
+	blkparse -i bt -D "$BENCH_TMP" -q -f '%a %d %T.%9t %S %n\n' 2>/dev/null |
+		awk '$1 == "Q" && $2 ~ /W/ && $5 > 0 { print $3, $4, $5 * 512 }' >"$1"
+	[ -s "$1" ] || bench_die "blktrace recorded no writes ($(tail -n 3 "$BENCH_TMP/blktrace.log"))"
 }

@@ -91,7 +91,7 @@ static void ressd_args_test_defaults(struct kunit *test)
 	ressd_default_tunables(&t);
 	KUNIT_EXPECT_EQ(test, t.small_write_max, 16U);
 	KUNIT_EXPECT_EQ(test, t.high_watermark, 50U);
-	KUNIT_EXPECT_EQ(test, t.low_watermark, 25U);
+	KUNIT_EXPECT_EQ(test, t.low_watermark, 0U);
 	KUNIT_EXPECT_EQ(test, t.mover_batch, 1024U);
 }
 

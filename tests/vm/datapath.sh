@@ -104,7 +104,7 @@ for i in $(seq 1 120); do
 	[ "$(used)" -le $((slots * 40 / 100)) ] && break
 	sleep 1
 done
-echo "figure: after the watermark run: $(used)/$slots used"
+echo "figure: after the watermark run: $(used)/$slots used, mover pauses for foreground I/O $(f 12)"
 [ "$(used)" -le $((slots * 40 / 100)) ] || fail "above the high watermark: $(used)/$slots"
 dm_remove dp
 echo "data path checks passed"

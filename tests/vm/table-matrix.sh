@@ -68,13 +68,13 @@ dm_create r1 "$base"
 st=$(dmsetup status r1)
 echo "status: $st"
 nf=$(wc -w <<<"$st")
-[ "$nf" -eq 14 ] || fail "status has $nf words, expected 3 + 10 fields + 1 extra"
+[ "$nf" -eq 15 ] || fail "status has $nf words, expected 3 + 10 fields + 2 extras"
 [ "$(status_field r1 1)" = "0/$((LOGSZ / 8 - 2))" ] || fail "log use field: $(status_field r1 1)"
 [ "$(status_field r1 10)" = rw ] || fail "mode field: $(status_field r1 10)"
 t1=$(dmsetup table r1)
 echo "table: $t1"
 maj_min_a=$(lsblk -dno MAJ:MIN "$A" | tr -d ' ')
-want="0 $L ressd $maj_min_a 0 $maj_min_a $LOGOFF $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 25 mover_batch 1024"
+want="0 $L ressd $maj_min_a 0 $maj_min_a $LOGOFF $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
 [ "$t1" = "$want" ] || fail "table status '$t1', expected '$want'"
 
 note "TABLE status round-trips: reload with it, and re-create from it"
