@@ -8,12 +8,15 @@
 #   make kunit           KUnit suites in the UML debug kernel
 #   make test-uml        functional tests in the UML debug kernel
 #   make test-vm         functional tests in the Debian kernel under QEMU
+#   make test-host       host tests of the tools and packaging (tests/host)
 #   make test            all of the above, one summary line
-#   make test-quick      check + kunit + test-uml
+#   make test-quick      check + test-host + kunit + test-uml
 #   make deps            install build and test dependencies (root)
 #   make demo            raw ext4 against ext4 on dm-ressd on an emulated SSD
 #   make bench           the benchmark protocol (BENCH_ARGS=--quick for short)
-#                        (the demo is verified; bench: see Documentation/performance.md)
+#   make bench-cpu       CPU overhead against dm-linear on a RAM disk
+#   make dkms-install    install as the DKMS package dm-ressd (root)
+#   make dkms-remove     remove the DKMS package (root)
 #
 # KDIR defaults to the running kernel's build directory when it exists, else
 # to the newest installed Debian headers.
@@ -27,7 +30,8 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 # Run these scripts with bash explicitly: a fresh clone may lose modes.
 SH := bash
 
-.PHONY: all modules clean install check kunit test-uml test-vm test test-quick deps demo bench
+.PHONY: all modules clean install check kunit test-uml test-vm test-host test test-quick deps demo bench \
+	bench-cpu dkms-install dkms-remove
 
 all: modules
 
@@ -58,6 +62,9 @@ test-uml:
 test-vm:
 	$(SH) scripts/test-guest.sh vm
 
+test-host:
+	$(SH) scripts/test-host.sh
+
 test:
 	$(SH) scripts/test-all.sh
 
@@ -69,3 +76,12 @@ demo:
 
 bench:
 	$(SH) scripts/bench.sh $(BENCH_ARGS)
+
+bench-cpu:
+	$(SH) scripts/bench-cpu.sh
+
+dkms-install:
+	$(SH) scripts/dkms.sh install
+
+dkms-remove:
+	$(SH) scripts/dkms.sh remove

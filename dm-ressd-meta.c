@@ -740,7 +740,7 @@ void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
  * the open record keep filling until the record in flight is written, and
  * seal it then (group commit: records grow with the load).
  */
-static unsigned int commit_delay_us = 500;
+static unsigned int commit_delay_us;
 module_param(commit_delay_us, uint, 0644);
 MODULE_PARM_DESC(commit_delay_us,
 		 "Longest wait for more small writes before an idle log writes a record (0: none)");
@@ -1203,24 +1203,91 @@ int ressd_log_sync(struct ressd_c *rc)
 	return r;
 }
 
-int ressd_log_read_slot(struct ressd_c *rc, u32 slot, struct page *page)
+/*
+ * Recovery and the mover's plan read the log forward, record after record:
+ * read ahead RESSD_RA_SLOTS slots per request instead of one block per
+ * synchronous read.  The window is never refreshed, so a reader may only
+ * ask for slots that do not change while it holds the window (written
+ * records between the tail and the records in flight).
+ */
+#define RESSD_RA_SLOTS	64
+
+struct ressd_readahead {
+	struct ressd_c *rc;
+	u32 start, nr;			/* slots held: [start, start + nr) */
+	struct page *pages[RESSD_RA_SLOTS];
+	struct bio_vec bvec[RESSD_RA_SLOTS];
+};
+
+struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc)
 {
-	return ressd_log_block_io(rc, RESSD_SB_BLOCKS + slot, page, REQ_OP_READ | REQ_SYNC);
+	struct ressd_readahead *ra = kzalloc(sizeof(*ra), GFP_KERNEL);
+	u32 i;
+
+	if (!ra)
+		return NULL;
+	ra->rc = rc;
+	for (i = 0; i < RESSD_RA_SLOTS; i++) {
+		ra->pages[i] = alloc_page(GFP_KERNEL);
+		if (!ra->pages[i])
+			goto fail;
+	}
+	return ra;
+fail:
+	while (i--)
+		__free_page(ra->pages[i]);
+	kfree(ra);
+	return NULL;
 }
 
-static int ressd_replay_read(void *ctx, u32 slot, void *buf)
+void ressd_ra_free(struct ressd_readahead *ra)
 {
-	return ressd_log_read_slot(ctx, slot, virt_to_page(buf));
+	u32 i;
+
+	if (!ra)
+		return;
+	for (i = 0; i < RESSD_RA_SLOTS; i++)
+		__free_page(ra->pages[i]);
+	kfree(ra);
+}
+
+int ressd_ra_read(void *ctx, u32 slot, void *buf)
+{
+	struct ressd_readahead *ra = ctx;
+	struct ressd_c *rc = ra->rc;
+
+	if (slot >= rc->lg.nr_slots)
+		return -EINVAL;
+	if (slot < ra->start || slot - ra->start >= ra->nr) {
+		u32 i, n = min_t(u32, RESSD_RA_SLOTS, rc->lg.nr_slots - slot);
+		struct bio bio;
+		int r;
+
+		ra->nr = 0;
+		bio_init(&bio, rc->log->bdev, ra->bvec, n, REQ_OP_READ | REQ_SYNC);
+		bio.bi_iter.bi_sector = ressd_slot_sector(rc, slot);
+		for (i = 0; i < n; i++)
+			__bio_add_page(&bio, ra->pages[i], RESSD_BLOCK_SIZE, 0);
+		r = submit_bio_wait(&bio);
+		bio_uninit(&bio);
+		if (r)
+			return r;
+		ra->start = slot;
+		ra->nr = n;
+	}
+	memcpy(buf, page_address(ra->pages[slot - ra->start]), RESSD_BLOCK_SIZE);
+	return 0;
 }
 
 int ressd_log_recover(struct ressd_c *rc)
 {
 	struct page *hdr = alloc_page(GFP_KERNEL), *data = alloc_page(GFP_KERNEL);
+	struct ressd_readahead *ra = ressd_ra_alloc(rc);
 	struct ressd_replay rp = { };
 	const char *err = NULL;
 	int r = -ENOMEM;
 
-	if (!hdr || !data)
+	if (!hdr || !data || !ra)
 		goto out;
 	/* The superblock may have moved on since the constructor read it. */
 	r = ressd_meta_load(rc, false, &err);
@@ -1235,8 +1302,8 @@ int ressd_log_recover(struct ressd_c *rc)
 	rp.tail_slot = rc->sb.tail_slot;
 	rp.tail_seq = rc->sb.tail_seq;
 	rp.epoch = rc->sb.epoch;
-	rp.read = ressd_replay_read;
-	rp.ctx = rc;
+	rp.read = ressd_ra_read;
+	rp.ctx = ra;
 	rp.hdr = page_address(hdr);
 	rp.data = page_address(data);
 	rp.idx = &rc->index;
@@ -1286,5 +1353,6 @@ out:
 		__free_page(hdr);
 	if (data)
 		__free_page(data);
+	ressd_ra_free(ra);
 	return r;
 }

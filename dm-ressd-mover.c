@@ -7,7 +7,7 @@
  * low_watermark.  One round:
  *
  *  1. plan: take the oldest written records from the tail (their headers are
- *     read back from the log); their live blocks are the slots the index
+ *     read back from the log, 64 slots a request); their live blocks are the slots the index
  *     still maps (the reverse map); sort them by block;
  *  2. issue, one mover_batch at a time: read the blocks from the log, mark
  *     the batch's block range busy (home writes over logged blocks in that
@@ -246,6 +246,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 {
 	u32 tail_slot, end_slot, want, region = 0, n = 0, i, batch, old, used;
 	struct page *hdr = NULL, **pages = NULL;
+	struct ressd_readahead *ra = NULL;
 	struct ressd_move *mv = NULL;
 	u64 tail_seq, end_seq, fg;
 	struct ressd_rec rec;
@@ -270,10 +271,11 @@ static int ressd_mover_round(struct ressd_c *rc)
 		return 0;
 
 	hdr = alloc_page(GFP_KERNEL);
+	ra = ressd_ra_alloc(rc);
 	/* Whole records only: the last may overshoot want by one record. */
 	mv = kvmalloc_array(want + RESSD_REC_MAX_ITEMS, sizeof(*mv), GFP_KERNEL);
 	pages = kcalloc(batch, sizeof(*pages), GFP_KERNEL);
-	if (!hdr || !mv || !pages) {
+	if (!hdr || !ra || !mv || !pages) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -289,7 +291,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	end_slot = tail_slot;
 	end_seq = tail_seq;
 	while (region < want) {
-		r = ressd_log_read_slot(rc, end_slot, hdr);
+		r = ressd_ra_read(ra, end_slot, page_address(hdr));
 		if (r)
 			goto out;
 		why = ressd_rec_decode(page_address(hdr), &rc->lg, end_slot, &rec);
@@ -398,6 +400,7 @@ out:
 	kvfree(mv);
 	if (hdr)
 		__free_page(hdr);
+	ressd_ra_free(ra);
 	return r;
 }
 

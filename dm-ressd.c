@@ -364,8 +364,9 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		spin_unlock_irqrestore(&rc->lock, flags);
 		return DM_MAPIO_KILL;
 	}
-	if (!discard && ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
-					rc->tunables.small_write_max)) {
+	if (!discard &&
+	    ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
+			   rc->tunables.small_write_max)) {
 		slot = __ressd_log_reserve(rc, bio, block, nr);
 		if (slot == RESSD_DEFER_SLOT) {
 			ressd_defer(rc, bio);

@@ -386,7 +386,11 @@ enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
 /* The worker: writes sealed records, flushes, retries deferred bios. */
 void ressd_worker(struct work_struct *ws);
 /* Read log slot @slot into @page, synchronously (may sleep). */
-int ressd_log_read_slot(struct ressd_c *rc, u32 slot, struct page *page);
+/* Reading the log forward with read-ahead (recovery, the mover's plan). */
+struct ressd_readahead;
+struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
+void ressd_ra_free(struct ressd_readahead *ra);
+int ressd_ra_read(void *ra, u32 slot, void *buf);
 
 /* The first sector of log slot @slot on the log device. */
 static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
@@ -394,6 +398,7 @@ static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
 	return rc->geo.log_offset +
 	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
 }
+
 /* Make everything acknowledged so far durable in the log (may sleep). */
 int ressd_log_sync(struct ressd_c *rc);
 /* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */

@@ -14,17 +14,19 @@
 # dm-writeboost-dkms source), bcache (ext4 on bcache, writeback), f2fs.
 # Workloads: randw4k, mixed, postmark, sqlite (tests/bench/bench-guest.sh).
 #
-# Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area, about an hour
-# under software emulation.  --quick: ssd-a with every stack and workload,
-# ssd-b with raw, dm-ressd (two settings) and dm-writecache on randw4k and
-# sqlite; a 16 MiB reserved area; under 15 minutes on 2 cores once the
+# Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area, every stack
+# plus dm-ressd with high_watermark 75, about an hour under software
+# emulation.  --quick: ssd-a with every stack and workload, ssd-b with raw,
+# dm-ressd and dm-writecache on randw4k and sqlite; a 16 MiB reserved area;
+# the reserved-size sweep only; under 15 minutes on 2 cores once the
 # dependencies are installed.  One guest boot per preset (each takes the
 # lock $RESSD_VM_LOCK); RESSD_KVM=1 uses KVM.  Sizes can be changed with
 # the BENCH_* variables read below; BENCH_RESULTS moves the results.
 # Sweeps (fio 4 KiB random writes, raw and dm-ressd): the reserved size at
 # about 1.25, 3.1, 6.25 and 12.5 % of the file written, and N (open log
-# blocks) at 2, 4, 16 besides the preset's own, for the presets in
-# BENCH_SWEEP_PRESETS (quick: ssd-a; full: ssd-a ssd-b; empty: none).
+# blocks) at BENCH_SWEEP_N besides the preset's own (full: 2 4 16; quick:
+# none), for the presets in BENCH_SWEEP_PRESETS (quick: ssd-a; full: ssd-a
+# ssd-b; empty: none).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$RESSD_TOP/scripts/guest-lib.sh"
@@ -54,10 +56,12 @@ py=/usr/bin/python3
 if [ $quick = 1 ]; then
 	: "${presets:=ssd-a ssd-b}"
 	# ssd-b: dm-ressd against raw and the nearest peer only (time).
-	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd ressd:high_watermark=75,low_watermark=0 writecache}
+	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd writecache}
+	: "${stacks:=raw ressd writecache writeboost bcache f2fs}"
 	[ -n "$workloads" ] || export BENCH_WORKLOADS_ssd_b=${BENCH_WORKLOADS_ssd_b:-randw4k sqlite}
 	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-16}
 	export BENCH_SWEEP_PRESETS=${BENCH_SWEEP_PRESETS-ssd-a}
+	export BENCH_SWEEP_N=${BENCH_SWEEP_N-}
 	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-4096}
 	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-4096}
 	export BENCH_PM_FILES=${BENCH_PM_FILES:-2000}
@@ -67,12 +71,13 @@ if [ $quick = 1 ]; then
 else
 	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-32}
 	export BENCH_SWEEP_PRESETS=${BENCH_SWEEP_PRESETS-ssd-a ssd-b}
-	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-16384}
-	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-16384}
+	export BENCH_SWEEP_N=${BENCH_SWEEP_N-2 4 16}
+	export BENCH_RANDW_IOS=${BENCH_RANDW_IOS:-8192}
+	export BENCH_MIXED_IOS=${BENCH_MIXED_IOS:-8192}
 	export BENCH_PM_FILES=${BENCH_PM_FILES:-4000}
-	export BENCH_PM_TRANS=${BENCH_PM_TRANS:-40000}
+	export BENCH_PM_TRANS=${BENCH_PM_TRANS:-30000}
 	export BENCH_SQL_ROWS=${BENCH_SQL_ROWS:-560000}
-	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-1000}
+	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-600}
 fi
 : "${presets:=ssd-a ssd-b ssd-c}"
 : "${stacks:=raw ressd ressd:high_watermark=75,low_watermark=0 writecache writeboost bcache f2fs}"

@@ -12,10 +12,10 @@ pkgs=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	dmsetup fio blktrace e2fsprogs util-linux procps gawk
-	sparse python3 python3-venv python3-pip
+	sparse python3 python3-venv python3-pip python3-matplotlib dkms
 )
 if [ "${1:-}" = bench ]; then
-	pkgs+=(f2fs-tools bcache-tools dm-writeboost-dkms dkms postmark sqlite3 python3-matplotlib)
+	pkgs+=(f2fs-tools bcache-tools dm-writeboost-dkms postmark sqlite3)
 fi
 
 missing=()

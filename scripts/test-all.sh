@@ -1,8 +1,8 @@
 #!/bin/bash
 # make test: every layer of tests, one closing summary line.
 #
-#   scripts/test-all.sh           deps, check, kunit, test-uml, test-vm
-#   scripts/test-all.sh --quick   deps, check, kunit, test-uml
+#   scripts/test-all.sh           deps, check, host, kunit, test-uml, test-vm
+#   scripts/test-all.sh --quick   deps, check, host, kunit, test-uml
 #
 # Each layer prints its own PASS/FAIL lines; this script adds up their counts
 # and prints "N passed, N failed" alone on the last line, exiting non-zero on
@@ -11,8 +11,8 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$RESSD_TOP"
 
-layers=(check kunit uml vm)
-[ "${1:-}" = --quick ] && layers=(check kunit uml)
+layers=(check host kunit uml vm)
+[ "${1:-}" = --quick ] && layers=(check host kunit uml)
 
 start=$(date +%s)
 passed=0 failed=0
@@ -25,6 +25,7 @@ for layer in "${layers[@]}"; do
 	t0=$(date +%s)
 	case $layer in
 	check) bash scripts/check.sh; counts=.out/check/counts ;;
+	host) bash scripts/test-host.sh; counts=.out/host/counts ;;
 	kunit) bash scripts/test-guest.sh kunit; counts=.out/kunit/counts ;;
 	uml) bash scripts/test-guest.sh uml; counts=.out/uml/counts ;;
 	vm) bash scripts/test-guest.sh vm; counts=.out/vm/counts ;;

@@ -4,6 +4,11 @@
 
     ressd-report.py demo  <guest out dir> <results dir>
     ressd-report.py bench <guest out dir> <results dir> [--meta key=value ...]
+    ressd-report.py summary <results dir>/bench.json
+
+"summary" prints one compact Markdown table of a benchmark run: modelled
+device time of each stack per preset and workload, and dm-ressd's speed-up
+over raw and over the best peer (Documentation/performance.md uses it).
 
 The guest scripts (tests/bench/*-guest.sh) write records.txt: lines
 "REC key=value ..." (one per measured phase), "SETTINGS stack=... text",
@@ -502,7 +507,39 @@ def plot_bench(data, res):
     return pngs
 
 
+def summary(path):
+    with open(path) as f:
+        data = json.load(f)
+    cells = {}
+    for r in data["results"]:
+        cells[(r["preset"], r["workload"], r["stack"])] = r["after_drain"]["busy_s"]
+    stacks = sorted({k[2] for k in cells}, key=stack_key)
+    peers = [s for s in stacks if s.split(":")[0] in ("writecache", "writeboost", "bcache", "f2fs")]
+    def short(s):
+        base, _, var = s.partition(":")
+        return base + (" (%s)" % var.replace(",", ", ") if var else "")
+    print("| preset | workload | " + " | ".join(short(s) for s in stacks) +
+          " | dm-ressd x raw | dm-ressd x best peer |")
+    print("|---|---|" + "---|" * len(stacks) + "---|---|")
+    presets = sorted({k[0] for k in cells}, key=lambda p: list(SEQ_BW).index(p) if p in SEQ_BW else 99)
+    for p in presets:
+        for wl in WORKLOAD_ORDER:
+            row = [cells.get((p, wl, s)) for s in stacks]
+            if not any(row):
+                continue
+            raw, ressd = cells.get((p, wl, "raw")), cells.get((p, wl, "ressd"))
+            best = min([cells[(p, wl, s)] for s in peers if (p, wl, s) in cells] or [0])
+            print("| %s | %s | %s | %s | %s |" % (
+                p, WORKLOAD_NAMES.get(wl, wl),
+                " | ".join(fmt(x) if x is not None else "-" for x in row),
+                "%.2f" % (raw / ressd) if raw and ressd else "-",
+                "%.2f" % (best / ressd) if best and ressd else "-"))
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "summary":
+        summary(sys.argv[2])
+        return
     if len(sys.argv) < 4 or sys.argv[1] not in ("demo", "bench"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)

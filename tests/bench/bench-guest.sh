@@ -180,7 +180,7 @@ sweep() {
 	R=$r0
 	SWEEP=
 	[ "$preset" != ssd-c ] || return 0	# page-mapped: no log blocks
-	for n in ${BENCH_SWEEP_N:-2 4 16}; do
+	for n in ${BENCH_SWEEP_N-2 4 16}; do
 		dm_remove ftl
 		ftl_create "$preset" 2 open_logs "$n"
 		SWEEP=open_logs=$n

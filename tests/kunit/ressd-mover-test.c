@@ -179,8 +179,9 @@ static void ressd_cls_test_model(struct kunit *test)
 
 		got = ressd_classify(&c, start, sectors, small);
 		if (got != want) {
-			KUNIT_FAIL(test, "seed %#x step %llu: write %llu+%u (max %u): got %d, model %d",
-				   0x5eed0001, t, (u64)start, sectors, small, got, want);
+			KUNIT_FAIL(test, "seed %#x step %llu: write %llu+%u (max %u)",
+				   0x5eed0001, t, (u64)start, sectors, small);
+			KUNIT_FAIL(test, "classifier %d, model %d", got, want);
 			return;
 		}
 	}
@@ -223,6 +224,7 @@ static void ressd_mover_test_directed(struct kunit *test)
 		{ 1, 40 }, { 2, 41 }, { 3, 7 }, { 5, 8 }, { 6, 9 }, { 9, 10 }, { 10, 11 },
 	};
 	char buf[128];
+	u32 i;
 
 	KUNIT_EXPECT_STREQ(test, ressd_t_runs(mv, 7, 256, false, buf, sizeof(buf)),
 			   "0+3 3+2 5+2 ");
@@ -243,7 +245,8 @@ static void ressd_mover_test_directed(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ressd_t_runs(mv, 7, 256, false, buf, sizeof(buf)),
 			   "2+1 3+2 5+1 ");
 	/* Nothing left, or nothing at all. */
-	mv[2].skip = mv[3].skip = mv[4].skip = mv[5].skip = true;
+	for (i = 2; i <= 5; i++)
+		mv[i].skip = true;
 	KUNIT_EXPECT_STREQ(test, ressd_t_runs(mv, 7, 256, false, buf, sizeof(buf)), "");
 	KUNIT_EXPECT_STREQ(test, ressd_t_runs(mv, 0, 256, false, buf, sizeof(buf)), "");
 }
@@ -315,16 +318,17 @@ static void ressd_mover_test_random(struct kunit *test)
 				bad = by_slot ? mv[j].slot == mv[j - 1].slot + 1 :
 						mv[j].block == mv[j - 1].block + 1;
 			if (bad) {
-				KUNIT_FAIL(test, "seed %#x iteration %u: run %u+%u after %u (n %u, max %u, by_slot %d)",
-					   0x6d6f7665, it, first, len, i, n, max, by_slot);
+				KUNIT_FAIL(test, "seed %#x iteration %u: run %u+%u after %u",
+					   0x6d6f7665, it, first, len, i);
+				KUNIT_FAIL(test, "(n %u, max %u, by_slot %d)", n, max, by_slot);
 				return;
 			}
 			i = first + len;
 		}
 		for (j = 0; j < n; j++) {
 			if (seen[j] == mv[j].skip) {
-				KUNIT_FAIL(test, "seed %#x iteration %u: move %u %s",
-					   0x6d6f7665, it, j, seen[j] ? "skipped but issued" : "never issued");
+				KUNIT_FAIL(test, "seed %#x iteration %u: move %u %s", 0x6d6f7665,
+					   it, j, seen[j] ? "skipped but issued" : "never issued");
 				return;
 			}
 		}
