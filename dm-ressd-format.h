@@ -58,6 +58,12 @@
 /* Largest values a valid on-disk block may carry. */
 #define RESSD_MAX_BLOCK		((1ULL << 48) - 1)	/* origin blocks */
 #define RESSD_MAX_SLOTS		0x4000000U	/* log slots: 2^26, a 256 GiB log */
+/*
+ * Sequence numbers (records, checkpoints) stay below 2^62: no log gets near
+ * it, and replay, which follows seq + 1 and compares numbers, can then
+ * never see them wrap.
+ */
+#define RESSD_MAX_SEQ		((1ULL << 62) - 1)
 
 /*
  * Superblock, at blocks 0 and 1 of the log range.  The rest of the 4 KiB

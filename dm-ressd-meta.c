@@ -198,6 +198,11 @@ const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
 		      le32_to_cpu(sb->tail_slot), nr_slots);
 		return "Superblock checkpoint out of range";
 	}
+	if (le64_to_cpu(sb->tail_seq) > RESSD_MAX_SEQ) {
+		DMERR("superblock %llu: sequence number %llu above %llu", location,
+		      le64_to_cpu(sb->tail_seq), RESSD_MAX_SEQ);
+		return "Superblock checkpoint out of range";
+	}
 	return ressd_sb_check_geometry(sb, location, g);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_sb_check);
@@ -437,6 +442,8 @@ const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 		return "record runs past the end of the log";
 	if (r->tail_slot >= lg->nr_slots)
 		return "record checkpoint out of range";
+	if (r->seq > RESSD_MAX_SEQ)
+		return "record sequence number out of range";
 	if (r->tail_seq > r->seq)
 		return "record checkpoint ahead of the record";
 	for (i = 0; i < r->nr_data; i++) {

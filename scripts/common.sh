@@ -15,6 +15,27 @@ mkdir -p "$RESSD_CACHE"
 ressd_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 ressd_die() { ressd_log "error: $*"; exit 1; }
 
+# ressd_apt_install <package>...: install the Debian packages that are
+# missing (as root; apt-get update first).  Returns non-zero, with the reason
+# on stderr, when some are missing and cannot be installed.
+ressd_apt_install() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		ressd_log "missing packages (${missing[*]}); run this as root"
+		return 1
+	fi
+	ressd_log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		{ ressd_log "apt-get install ${missing[*]} failed"; return 1; }
+}
+
 # The Debian kernel that the functional tests and benchmarks boot: the
 # newest installed 6.1 image with matching headers.
 ressd_debian_kver() {

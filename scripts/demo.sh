@@ -21,13 +21,6 @@ set -euo pipefail
 
 start=$(date +%s)
 bash "$RESSD_TOP/scripts/deps.sh"
-# The plot needs matplotlib (Debian's package).
-if ! dpkg-query -W -f='${Status}\n' python3-matplotlib 2>/dev/null | grep -q '^install ok installed$'; then
-	[ "$(id -u)" = 0 ] || ressd_die "python3-matplotlib is missing; run this script as root"
-	ressd_log "installing python3-matplotlib"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
-fi
-
 # Debian's python3 (with python3-matplotlib), not whatever python3 is first in PATH.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3

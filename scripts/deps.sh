@@ -18,18 +18,7 @@ if [ "${1:-}" = bench ]; then
 	pkgs+=(f2fs-tools bcache-tools dm-writeboost-dkms postmark sqlite3)
 fi
 
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || ressd_die "missing packages (${missing[*]}); run this script as root"
-	ressd_log "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+ressd_apt_install "${pkgs[@]}" || ressd_die "could not install the packages"
 # linux-image-amd64 alone pulls whichever ABI is newest; make sure the
 # headers for that very image are present as well.
 if ! kver=$(ressd_debian_kver); then

@@ -43,15 +43,7 @@ need_root() {
 
 # The dkms package, as scripts/deps.sh installs its packages.
 ensure_dkms() {
-	if dpkg-query -W -f='${Status}\n' dkms 2>/dev/null | grep -q '^install ok installed$' &&
-		command -v dkms >/dev/null; then
-		return 0
-	fi
-	[ "$(id -u)" = 0 ] || ressd_die "the dkms package is missing; run this script as root"
-	ressd_log "installing: dkms"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends dkms >/dev/null
+	ressd_apt_install dkms || ressd_die "the dkms package is missing and could not be installed"
 	command -v dkms >/dev/null || ressd_die "dkms is not usable after installing it"
 }
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # make test: every layer of tests, one closing summary line.
 #
-#   scripts/test-all.sh           deps, check, host, kunit, test-uml, test-vm
-#   scripts/test-all.sh --quick   deps, check, host, kunit, test-uml
+#   scripts/test-all.sh           deps, check, host, fuzz (30 s a target), kunit,
+#                                 test-uml, test-vm
+#   scripts/test-all.sh --quick   the same without test-vm
 #
 # Each layer prints its own PASS/FAIL lines; this script adds up their counts
 # and prints "N passed, N failed" alone on the last line, exiting non-zero on
@@ -11,8 +12,8 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$RESSD_TOP"
 
-layers=(check host kunit uml vm)
-[ "${1:-}" = --quick ] && layers=(check host kunit uml)
+layers=(check host fuzz kunit uml vm)
+[ "${1:-}" = --quick ] && layers=(check host fuzz kunit uml)
 
 start=$(date +%s)
 passed=0 failed=0
@@ -26,6 +27,7 @@ for layer in "${layers[@]}"; do
 	case $layer in
 	check) bash scripts/check.sh; counts=.out/check/counts ;;
 	host) bash scripts/test-host.sh; counts=.out/host/counts ;;
+	fuzz) bash scripts/fuzz.sh --seconds 30; counts=.out/fuzz/counts ;;
 	kunit) bash scripts/test-guest.sh kunit; counts=.out/kunit/counts ;;
 	uml) bash scripts/test-guest.sh uml; counts=.out/uml/counts ;;
 	vm) bash scripts/test-guest.sh vm; counts=.out/vm/counts ;;

@@ -281,6 +281,14 @@ static void ressd_sb_test_fields(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Superblock checkpoint out of range");
 	info.tail_slot = 0;
 
+	info.tail_seq = RESSD_MAX_SEQ;
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &g));
+	info.tail_seq = RESSD_MAX_SEQ + 1;
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Superblock checkpoint out of range");
+	info.tail_seq = 42;
+
 	ressd_sb_encode(sb, 0, &info, &g, &t);
 	g.origin_sectors -= 8;
 	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g),

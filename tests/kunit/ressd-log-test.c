@@ -330,6 +330,11 @@ static const struct rec_case rec_cases[] = {
 	  "record checkpoint out of range" },
 	{ "tail ahead", { 5, 1, 6, 7, 1, 1, 1 }, 0, 0, 1,
 	  "record checkpoint ahead of the record" },
+	{ "largest seq", { RESSD_MAX_SEQ, 1, 4, 7, 1, 1, 1 }, 0, 0, 1, NULL },
+	{ "seq too large", { RESSD_MAX_SEQ + 1, 1, 4, 7, 1, 1, 1 }, 0, 0, 1,
+	  "record sequence number out of range" },
+	{ "seq at the top", { U64_MAX, 1, 4, 7, 1, 1, 1 }, 0, 0, 1,
+	  "record sequence number out of range" },
 };
 
 static void rec_case_desc(const struct rec_case *c, char *desc)
