@@ -3,7 +3,8 @@
 # dm-ressd: build the module, check it, and run its tests.
 #
 #   make                 build dm_ressd.ko against KDIR
-#   make install         modules_install + depmod
+#   make tools           build tools/ressdsetup (the setup tool)
+#   make install         modules_install + depmod, and ressdsetup with its man page
 #   make check           W=1 and sparse builds, checkpatch, kernel-doc
 #   make kunit           KUnit suites in the UML debug kernel
 #   make test-uml        functional tests in the UML debug kernel
@@ -30,7 +31,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 # Run these scripts with bash explicitly: a fresh clone may lose modes.
 SH := bash
 
-.PHONY: all modules clean install check kunit test-uml test-vm test-host test test-quick deps demo bench \
+.PHONY: all modules tools clean install check kunit test-uml test-vm test-host test test-quick deps demo bench \
 	bench-cpu dkms-install dkms-remove
 
 all: modules
@@ -39,13 +40,18 @@ modules:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR or run 'make deps'"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+tools:
+	$(MAKE) -C tools/ressdsetup
+
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -f tests/kunit/*.o tests/kunit/.*.cmd tests/kunit/*.ko tests/kunit/*.mod*
+	$(MAKE) -C tools/ressdsetup clean
 
-install: modules
+install: modules tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
+	$(MAKE) -C tools/ressdsetup install
 
 deps:
 	$(SH) scripts/deps.sh

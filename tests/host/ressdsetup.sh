@@ -1,0 +1,509 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tools/ressdsetup on the host, on image files (no device-mapper here):
+#
+#  - format: the layout (label at 0, normal area from 1 MiB, the reserved
+#    area at the end on a 1 MiB boundary), what it zeroes and what it leaves,
+#    the label's fields, the confirmation, and every refusal with its
+#    message: too small, bad sizes and tunables (the kernel's messages), an
+#    existing label, ext4 (mkfs.ext4), swap, XFS; with loop devices, a
+#    device in use and a mounted one;
+#  - table, for one device and with a separate log device;
+#  - status --from-line on canned status and table lines; open, close and
+#    status against a stand-in dmsetup that records its arguments;
+#  - check and dump on logs written by tools/ressdsetup/tests/ressd-mklog
+#    (valid, wrapped, torn, corrupt, stale, full, bad superblocks, a bad
+#    checkpoint): exit codes, the chain's end and its reason, and dump's
+#    mapping against the one the generator kept;
+#  - check and dump against the kernel's own replay: the seed logs of
+#    tests/fuzz (gen-corpus replays each with dm-ressd-meta.c, compiled
+#    unchanged, and prints what it found); ressdsetup must find the same.
+#
+# Prints "ok:" lines; exits non-zero at the first failure.  Root (for apt,
+# loop devices and mount); parts that need loop devices say "skip:" when
+# there are none.
+set -uo pipefail
+# shellcheck source=scripts/common.sh source-path=SCRIPTDIR/../.. disable=SC1091  # followed with -x
+. "$(dirname "$0")/../../scripts/common.sh"
+top=$RESSD_TOP
+dir=$top/tools/ressdsetup
+tool=$dir/ressdsetup
+mklog=$dir/tests/ressd-mklog
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+ok() { echo "ok: $*"; }
+
+ressd_apt_install gcc make e2fsprogs util-linux jq python3 man-db groff-base \
+	clang libclang-rt-14-dev linux-source-6.1 gawk xz-utils ||
+	fail "could not install the packages this test needs"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ressdsetup-test.XXXXXX") || fail "mktemp"
+loops=()
+mnt=
+cleanup() {
+	local l
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ---- build ----
+make -C "$dir" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "make -C tools/ressdsetup"; }
+{ [ -x "$tool" ] && [ -x "$mklog" ]; } || fail "the build made no ressdsetup or ressd-mklog"
+ok "built with -Wall -Wextra -Werror"
+[ "$("$mklog" crc)" = e3069283 ] || fail "crc32c check value: $("$mklog" crc), expected e3069283"
+ok "crc32c: the standard check value e3069283"
+for c in "" format table open close status check dump; do
+	# shellcheck disable=SC2086  # no command when $c is empty
+	"$tool" $c --help >"$tmp/help" 2>&1 || fail "ressdsetup $c --help failed"
+	grep -q "^usage: ressdsetup" "$tmp/help" || fail "ressdsetup $c --help: no usage line"
+done
+man --warnings -l "$dir/ressdsetup.8" 2>"$tmp/man.err" >"$tmp/man.txt" || fail "man -l ressdsetup.8"
+[ ! -s "$tmp/man.err" ] || { cat "$tmp/man.err"; fail "man page warnings"; }
+for c in format table open close status check dump; do
+	grep -q "^ *$c " "$tmp/man.txt" || fail "the man page does not describe $c"
+done
+ok "--help of every command; the man page renders without warnings and covers every command"
+
+# ---- helpers ----
+# expect_fail <exit code> <message part> <command...>: must fail so, saying so.
+expect_fail() {
+	local want=$1 msg=$2 rc
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	[ $rc -eq "$want" ] || { cat "$tmp/out"; fail "$* exited $rc, expected $want"; }
+	grep -qF -- "$msg" "$tmp/out" || { cat "$tmp/out"; fail "$*: no '$msg' in its output"; }
+}
+md5() { md5sum <"$1" | cut -c1-32; }
+# bytes <file> <offset> <count>: hex of those bytes
+bytes() { od -An -tx1 -v -j "$2" -N "$3" "$1" | tr -d ' \n'; }
+# le <file> <offset> <size>: a little-endian number
+le() { od -An -tu"$3" -j "$2" -N "$3" --endian=little "$1" | tr -d ' '; }
+# is_zero <file> <offset> <length> (bytes)
+is_zero() { cmp -s -n "$3" <(tail -c +$(($2 + 1)) "$1") /dev/zero; }
+# A file of $2 bytes full of a non-zero pattern that no probe takes for anything.
+patterned() { yes ressd-test-pattern | head -c "$2" >"$1"; }
+
+# ---- format: one device ----
+img=$tmp/one.img
+patterned "$img" $((64 << 20))
+"$tool" format "$img" --reserved 4M --batch >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "format"; }
+grep -q "reserved area  sectors 122880..131071 (4.0 MiB, 1022 log slots)" "$tmp/out" ||
+	{ cat "$tmp/out"; fail "format's summary"; }
+want="0 120832 ressd $img 2048 $img 122880 8192 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
+[ "$("$tool" table "$img")" = "$want" ] || fail "table: $("$tool" table "$img"), expected $want"
+ok "format 64 MiB with --reserved 4M: normal area 2048+120832, log 122880+8192 sectors"
+# Where the table says: label, zeros up to the normal area, the normal area
+# untouched, the log's first 8 KiB zero and the rest untouched.
+read -r _ len _ _ ooff _ loff lsec _ <<<"$("$tool" table "$img")"
+[ "$(head -c 8 "$img")" = "ReSSD-lb" ] || fail "no label magic at 0"
+is_zero "$img" 4096 $((ooff * 512 - 4096)) || fail "the label area after the label is not zero"
+cmp -s -n $((len * 512)) <(tail -c +$((ooff * 512 + 1)) "$img") \
+	<(tail -c +$((ooff * 512 + 1)) <(yes ressd-test-pattern | head -c $((64 << 20)))) ||
+	fail "the normal area changed"
+is_zero "$img" $((loff * 512)) 8192 || fail "the log range's first 8 KiB are not zero"
+[ "$(bytes "$img" $((loff * 512 + 8192)) 16)" != 00000000000000000000000000000000 ] ||
+	fail "format wrote beyond the log's first 8 KiB"
+{ [ $((loff * 512 % (1 << 20))) -eq 0 ] && [ $(((loff + lsec) * 512)) -eq $((64 << 20)) ]; } ||
+	fail "the log range is not on a 1 MiB boundary up to the end"
+ok "the label at 0, zeros to 1 MiB, the normal area untouched, the log's first 8 KiB zeroed"
+# The label's fields at the offsets of label.h.
+{ [ "$(le "$img" 12 4)" = 1 ] && [ "$(le "$img" 40 4)" = 1 ] && [ "$(le "$img" 44 4)" = 4096 ] &&
+	[ "$(le "$img" 56 8)" = $((64 << 11)) ] && [ "$(le "$img" 64 8)" = 2048 ] &&
+	[ "$(le "$img" 72 8)" = 120832 ] && [ "$(le "$img" 80 8)" = 122880 ] &&
+	[ "$(le "$img" 88 8)" = 8192 ] && [ "$(le "$img" 104 4)" = 16 ] &&
+	[ "$(le "$img" 108 4)" = 50 ] && [ "$(le "$img" 112 4)" = 0 ] && [ "$(le "$img" 116 4)" = 1024 ]; } ||
+	fail "label fields at the wrong offsets: $(bytes "$img" 0 128)"
+python3 - "$img" <<'EOF' || fail "the label's crc32c (seeded with its nonce) does not check"
+import struct, sys
+T = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    T.append(c)
+def crc(seed, data):
+    for b in data:
+        seed = T[(seed ^ b) & 0xFF] ^ (seed >> 8)
+    return seed
+blk = bytearray(open(sys.argv[1], 'rb').read(4096))
+want, = struct.unpack_from('<I', blk, 8)
+nonce, = struct.unpack_from('<Q', blk, 16)
+blk[8:12] = b'\0\0\0\0'
+sys.exit(0 if crc((nonce ^ (nonce >> 32)) & 0xFFFFFFFF, blk) == want else 1)
+EOF
+blkid -p "$img" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$tmp/out"; fail "blkid -p finds something on the formatted image (exit $rc)"; }
+ok "label fields at their offsets, its crc32c checks (Python), blkid -p finds no file system"
+"$tool" check "$img" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "check of a fresh format"; }
+{ grep -q "dm-ressd formats a new log" "$tmp/out" && grep -q "result: clean" "$tmp/out"; } ||
+	{ cat "$tmp/out"; fail "check of a fresh format"; }
+ok "check of a fresh format: clean, the log is formatted on first activation"
+
+# An odd size: the log takes the whole 4 KiB blocks up to the end.
+odd=$tmp/odd.img
+truncate -s $(((64 << 20) + 12288 + 512)) "$odd"
+"$tool" format "$odd" --reserved 4M --batch >/dev/null || fail "format of an odd size"
+want="0 120832 ressd $odd 2048 $odd 122880 8216 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
+[ "$("$tool" table "$odd")" = "$want" ] || fail "odd size: $("$tool" table "$odd"), expected $want"
+ok "an odd-sized device: the log starts on a 1 MiB boundary and takes every whole 4 KiB block"
+
+# Tunables reach the label and the table.
+"$tool" format "$odd" --reserved 2M --small-write-max 32 --high-watermark 70% --low-watermark 10 \
+	--mover-batch 2048 --batch --force >/dev/null || fail "format with tunables"
+want="0 124928 ressd $odd 2048 $odd 126976 4120 8 small_write_max 32 high_watermark 70 low_watermark 10 mover_batch 2048"
+[ "$("$tool" table "$odd")" = "$want" ] || fail "tunables: $("$tool" table "$odd"), expected $want"
+ok "tunables given to format appear in the table line"
+
+# ---- confirmation ----
+before=$(md5 "$odd")
+echo yes | "$tool" format "$odd" --reserved 4M --force >"$tmp/out" 2>&1 && fail "format went on with 'yes'"
+grep -q "Are you sure? (Type uppercase yes)" "$tmp/out" || { cat "$tmp/out"; fail "no question"; }
+grep -q "not confirmed" "$tmp/out" || { cat "$tmp/out"; fail "no refusal message"; }
+[ "$(md5 "$odd")" = "$before" ] || fail "an unconfirmed format wrote"
+"$tool" format "$odd" --reserved 4M --force </dev/null >/dev/null 2>&1 && fail "format went on at EOF"
+echo YES | "$tool" format "$odd" --reserved 4M --force >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "format with YES"; }
+[ "$(md5 "$odd")" != "$before" ] || fail "format with YES wrote nothing"
+ok "without --batch: asks, refuses 'yes' and EOF without writing, formats on 'YES'"
+
+# ---- refusals ----
+small=$tmp/small.img
+truncate -s 3M "$small"
+expect_fail 4 "is too small (3.0 MiB) for a 2.0 MiB reserved area" "$tool" format "$small" --reserved 2M --batch
+expect_fail 1 "below the minimum log size of 16.0 KiB" "$tool" format "$img" --reserved 8K --batch
+expect_fail 1 "below the minimum log size" "$tool" format "$img" --reserved 0 --batch
+expect_fail 4 "is too small" "$tool" format "$img" --reserved 63M --batch
+expect_fail 1 "is not a size" "$tool" format "$img" --reserved 4Q --batch
+expect_fail 1 "is not a size" "$tool" format "$img" --reserved -4M --batch
+expect_fail 1 "is not a multiple of 4 KiB" "$tool" format "$img" --reserved 5000 --batch
+expect_fail 1 "--reserved <size> is needed" "$tool" format "$img" --batch
+expect_fail 1 "above the maximum log size" "$tool" format "$img" --reserved 300G --batch
+ok "refused: too small (exit 4), reserved area below the minimum, bad sizes (exit 1)"
+[ "$(sed -n 's/^#define RESSD_MIN_LOG_BLOCKS[[:space:]]*(RESSD_SB_BLOCKS + \([0-9]*\)).*/\1/p' "$top/dm-ressd.h")" = 2 ] ||
+	fail "RESSD_MIN_LOG_BLOCKS changed in dm-ressd.h: update the 16 KiB above"
+grep -q "RESSD_MIN_LOG_BLOCKS" "$dir/ressd-kconsts.h" || fail "ressd-kconsts.h lacks RESSD_MIN_LOG_BLOCKS"
+# The tunables' messages are the kernel's own.
+while IFS='|' read -r opts msg; do
+	grep -qF "\"$msg\"" "$top/dm-ressd.c" "$top/dm-ressd.h" || fail "'$msg' is not a message of the kernel"
+	# shellcheck disable=SC2086  # the options are words
+	expect_fail 1 "$msg" "$tool" format "$img" --reserved 4M --batch $opts
+done <<'EOF'
+--small-write-max 7|small_write_max must be a multiple of 8 sectors below 4 MiB
+--small-write-max 0|small_write_max must be a multiple of 8 sectors below 4 MiB
+--high-watermark 0|high_watermark must be 1 to 100
+--high-watermark 101|high_watermark must be 1 to 100
+--low-watermark 100|low_watermark must be 0 to 99
+--mover-batch 8|mover_batch must be a multiple of 8 sectors from 16 to 8192
+--mover-batch 8200|mover_batch must be a multiple of 8 sectors from 16 to 8192
+--high-watermark 40 --low-watermark 40|low_watermark must be below high_watermark
+--small-write-max 1024|small_write_max must be smaller than mover_batch
+EOF
+expect_fail 1 "is not a number" "$tool" format "$img" --reserved 4M --batch --mover-batch x
+ok "refused: bad tunables, with the kernel's messages"
+before=$(md5 "$img")
+expect_fail 1 "contains a ressd label: refusing to format it (use --force" "$tool" format "$img" --reserved 4M --batch
+[ "$(md5 "$img")" = "$before" ] || fail "a refused format wrote"
+ok "refused without --force: an existing ressd label; nothing written"
+ext=$tmp/ext4.img
+truncate -s 64M "$ext"
+mkfs.ext4 -q -F "$ext" >/dev/null 2>&1 || fail "mkfs.ext4"
+before=$(md5 "$ext")
+expect_fail 1 "contains an ext4 file system: refusing to format it" "$tool" format "$ext" --reserved 4M --batch
+[ "$(md5 "$ext")" = "$before" ] || fail "a refused format wrote to the ext4 image"
+"$tool" format "$ext" --reserved 4M --batch --force >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "--force on ext4"; }
+grep -q "holds an ext4 file system: overwriting it (--force)" "$tmp/out" || { cat "$tmp/out"; fail "--force said nothing"; }
+blkid -p "$ext" >/dev/null 2>&1 && fail "blkid still finds a file system after format --force"
+ok "refused without --force: ext4 (mkfs.ext4 -F); with --force, blkid finds nothing afterwards"
+sw=$tmp/swap.img
+truncate -s 16M "$sw"
+mkswap "$sw" >/dev/null 2>&1 || fail "mkswap"
+expect_fail 1 "contains a swap area" "$tool" format "$sw" --reserved 1M --batch
+xfs=$tmp/xfs.img
+truncate -s 16M "$xfs"
+printf 'XFSB' | dd of="$xfs" conv=notrunc status=none
+expect_fail 1 "contains an XFS file system" "$tool" format "$xfs" --reserved 1M --batch
+ok "refused without --force: swap (mkswap), XFS (its magic)"
+expect_fail 4 "cannot open $tmp/nonexistent" "$tool" format "$tmp/nonexistent" --reserved 1M --batch
+expect_fail 4 "is neither a block device nor a regular file" "$tool" format /dev/null --reserved 1M --batch
+expect_fail 1 "unknown option --frobnicate" "$tool" format "$img" --reserved 4M --frobnicate
+expect_fail 1 "missing arguments" "$tool" format --reserved 4M
+expect_fail 1 "unknown command 'frob'" "$tool" frob
+ok "refused: a missing device, a character device, unknown options, missing arguments"
+
+# ---- a separate log device ----
+dev=$tmp/dev.img log=$tmp/log.img
+truncate -s 32M "$dev"
+truncate -s 2M "$log"
+(cd "$tmp" && "$tool" format dev.img --log-device log.img --log-offset 64K --reserved 1M --batch) \
+	>/dev/null || fail "format with a separate log"
+want="0 63488 ressd $dev 2048 $log 128 2048 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
+[ "$("$tool" table "$dev")" = "$want" ] || fail "table: $("$tool" table "$dev"), expected $want"
+want="0 63488 ressd $dev 2048 /dev/sdz 128 2048 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
+[ "$("$tool" table "$dev" --log-device /dev/sdz)" = "$want" ] || fail "table --log-device"
+"$tool" format "$dev" --log-device "$log" --batch --force >/dev/null || fail "format, log to the end"
+[ "$("$tool" table "$dev" | cut -d' ' -f7-8)" = "0 4096" ] || fail "the log range does not take the whole log device"
+expect_fail 1 "not a multiple of 4 KiB" "$tool" format "$dev" --log-device "$log" --log-offset 1000 --batch --force
+expect_fail 4 "is too small" "$tool" format "$dev" --log-device "$log" --log-offset 1M --reserved 2M --batch --force
+expect_fail 1 "the log device is the device itself" "$tool" format "$dev" --log-device "$dev" --batch --force
+expect_fail 1 "--log-offset needs --log-device" "$tool" format "$dev" --log-offset 4K --reserved 1M --batch --force
+ok "table with a separate log device (absolute path kept, --log-device override, log to its end); refusals"
+
+# ---- status --from-line ----
+line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2"
+tline="0 120832 ressd 7:0 2048 7:0 122880 131072 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
+"$tool" status --from-line "$line" --table-line "$tline" >"$tmp/st" || fail "status --from-line"
+while IFS= read -r want; do
+	grep -qF -- "$want" "$tmp/st" || { cat "$tmp/st"; fail "status: no '$want'"; }
+done <<'EOF'
+size:             59.0 MiB (120832 sectors)
+log use:          [#########...........|...................] 24.5%
+4012 of 16382 slots, 15.7 MiB of 64.0 MiB
+the mover starts at 50% ('|') and empties the log down to 0%
+mapped blocks:    3120 (12.2 MiB whose newest data is in the log)
+index memory:     512.0 KiB
+writes:           12000 redirected to the log (96.8%), 400 direct to the normal area
+split reads:      3
+moved home:       9000 blocks in 800 writes
+metadata commits: 1500
+mode:             rw (normal operation)
+full writes:      0 (small writes sent home because the log was full)
+mover yields:     2 (pauses for foreground I/O)
+tunables:         small_write_max 16, high_watermark 50, low_watermark 0, mover_batch 1024
+EOF
+"$tool" status --from-line "$line" --json >"$tmp/st.json" || fail "status --json"
+[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.length]' "$tmp/st.json")" = \
+	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,120832]' ] ||
+	{ cat "$tmp/st.json"; fail "status --json fields"; }
+[ "$(jq '.redirected_share * 1000 | round' "$tmp/st.json")" = 968 ] || fail "redirected share"
+# The target's fields alone; a kernel without the extras; a newer one with more.
+"$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
+[ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share]' "$tmp/st.json")" = '[0,"ro",null,null,null]' ] ||
+	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 11 12" >"$tmp/st" || fail "14 fields"
+{ grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
+	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st"; } ||
+	{ cat "$tmp/st"; fail "14 fields"; }
+while IFS='|' read -r bad msg; do
+	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
+done <<'EOF'
+abc|fields, expected at least 10
+4012/16382 3120 524320 12000 400 3 9000 800 1500|expected at least 10
+4012-16382 3120 524320 12000 400 3 9000 800 1500 rw|expected <used>/<total>
+40/30 3120 524320 12000 400 3 9000 800 1500 rw|40 used of 30
+4012/16382 3120 x 12000 400 3 9000 800 1500 rw|field 3 (index_bytes) is 'x', not a number
+4012/16382 3120 524320 12000 400 3 9000 800 1500 rx|field 10 (mode) is 'rx'
+4012/16382 3120 524320 12000 400 3 9000 800 1500 rw -1 0|field 11 (full_writes) is '-1'
+0 2048 linear 7:0 0|not a ressd target (target type linear)
+EOF
+expect_fail 1 "bad optional argument" "$tool" status --from-line "$line" --table-line "0 1 ressd a 0 b 0 32 2 frob 3"
+ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused"
+
+# ---- open, close, status against a stand-in dmsetup ----
+cat >"$tmp/dmsetup" <<EOF
+#!/bin/bash
+{ printf '%s\n' "\$@"; echo --; } >>"$tmp/dm.log"
+case \$1 in
+status) echo "$line" ;;
+table) echo "$tline" ;;
+esac
+exit \${FAKE_DM_RC:-0}
+EOF
+chmod +x "$tmp/dmsetup"
+export RESSDSETUP_DMSETUP=$tmp/dmsetup
+expect_fail 4 "is a regular file: attach it to a loop device first" "$tool" open "$img" fast
+"$tool" close fast --drain >/dev/null || fail "close --drain"
+[ "$(tr '\n' ' ' <"$tmp/dm.log")" = "message fast 0 drain -- remove fast -- " ] ||
+	fail "close --drain ran: $(tr '\n' ' ' <"$tmp/dm.log")"
+: >"$tmp/dm.log"
+FAKE_DM_RC=1 expect_fail 1 "'dmsetup remove fast' failed" "$tool" close fast
+expect_fail 1 "not a valid device-mapper name" "$tool" close a/b
+"$tool" status fast >"$tmp/st" || fail "status fast"
+{ grep -qF "log use:          [#########...........|...." "$tmp/st" && grep -qF "name:             fast" "$tmp/st"; } ||
+	{ cat "$tmp/st"; fail "status fast"; }
+"$tool" status fast --watch --count 2 --interval 1 >"$tmp/st" || fail "status --watch"
+[ "$(grep -c "^mapped blocks:" "$tmp/st")" = 2 ] || { cat "$tmp/st"; fail "status --watch --count 2"; }
+[ "$(grep -c '^status$' "$tmp/dm.log")" = 3 ] || fail "status ran dmsetup status $(grep -c '^status$' "$tmp/dm.log") times, expected 3"
+ok "close (--drain), status and status --watch through dmsetup (a stand-in that records its arguments)"
+
+if loopa=$(losetup -f --show "$tmp/one.img" 2>/dev/null) && loops+=("$loopa") &&
+	loopb=$(losetup -f --show "$log" 2>/dev/null) && loops+=("$loopb"); then
+	"$tool" format "$loopa" --reserved 4M --batch --force >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "format $loopa"; }
+	table=$("$tool" table "$loopa")
+	[ "$table" = "0 120832 ressd $loopa 2048 $loopa 122880 8192 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024" ] ||
+		fail "table of $loopa: $table"
+	"$tool" check "$loopa" >/dev/null || fail "check $loopa"
+	: >"$tmp/dm.log"
+	"$tool" open "$loopa" fast >"$tmp/out" || { cat "$tmp/out"; fail "open"; }
+	[ "$(cat "$tmp/dm.log")" = "$(printf 'create\nfast\n--table\n%s\n--' "$table")" ] ||
+		{ cat "$tmp/dm.log"; fail "open ran dmsetup with other arguments"; }
+	: >"$tmp/dm.log"
+	"$tool" open "$loopa" ro --readonly >/dev/null || fail "open --readonly"
+	[ "$(sed -n 3p "$tmp/dm.log")" = --readonly ] || fail "open --readonly: no --readonly"
+	FAKE_DM_RC=1 expect_fail 1 "'dmsetup create fast' failed" "$tool" open "$loopa" fast
+	ok "format and check $loopa (a loop device: O_EXCL, O_DIRECT); open runs 'dmsetup create fast --table <table>'"
+
+	# a separate log on a loop device
+	"$tool" format "$dev" --log-device "$loopb" --reserved 1M --batch --force >/dev/null || fail "format with $loopb"
+	expect_fail 4 "is a regular file" "$tool" open "$dev" fast
+	"$tool" check "$dev" >/dev/null || fail "check with the log on $loopb"
+
+	# in use: held with O_EXCL, as device-mapper and md hold theirs
+	python3 -c 'import os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print("held", flush=True); time.sleep(30)' \
+		"$loopa" >"$tmp/held" 2>&1 &
+	holder=$!
+	for _ in $(seq 50); do grep -q held "$tmp/held" && break; sleep 0.1; done
+	before=$(md5 "$tmp/one.img")
+	expect_fail 5 "is in use" "$tool" format "$loopa" --reserved 4M --batch --force
+	kill $holder
+	wait $holder 2>/dev/null
+	[ "$(md5 "$tmp/one.img")" = "$before" ] || fail "a refused format wrote to $loopa"
+	ok "refused: a block device in use (held with O_EXCL), exit 5, nothing written"
+
+	mkfs.ext4 -q -F "$loopa" >/dev/null 2>&1 || fail "mkfs.ext4 $loopa"
+	mkdir -p "$tmp/mnt"
+	if mount -o ro "$loopa" "$tmp/mnt" 2>/dev/null; then
+		mnt=$tmp/mnt
+		expect_fail 5 "is mounted on $tmp/mnt: refusing to format it" "$tool" format "$loopa" --reserved 4M --batch --force
+		umount "$mnt"
+		mnt=
+		ok "refused: a mounted block device (/proc/mounts), exit 5"
+	else
+		echo "skip: cannot mount here: the mounted-device refusal is not tested"
+	fi
+else
+	echo "skip: no loop devices: open, O_EXCL and mounted refusals on block devices not tested"
+fi
+unset RESSDSETUP_DMSETUP
+
+# ---- check and dump on generated logs ----
+# run_scenario <name> <device> <seed> [generator options]: generate, then
+# compare check and dump with what the generator kept.
+run_scenario() {
+	local s=$1 d=$2 seed=$3 exp=$tmp/expect rc want_rc result stop
+	shift 3
+	"$mklog" gen "$s" "$d" --seed "$seed" --expect "$exp" "$@" || fail "ressd-mklog gen $s"
+	result=$(sed -n 's/^result //p' "$exp")
+	stop=$(sed -n 's/^stop //p' "$exp")
+	case $result in clean) want_rc=0 ;; problems) want_rc=1 ;; *) want_rc=4 ;; esac
+	"$tool" check "$d" >"$tmp/check" 2>&1
+	rc=$?
+	[ $rc -eq $want_rc ] || { cat "$tmp/check"; fail "$s (seed $seed): check exited $rc, expected $want_rc"; }
+	case $result in
+	clean) grep -q "^result: clean" "$tmp/check" ;;
+	problems) grep -q "^result: [0-9]* problems\? found (exit 1)" "$tmp/check" ;;
+	*) grep -q "^result: unusable" "$tmp/check" ;;
+	esac || { cat "$tmp/check"; fail "$s: check's result line"; }
+	"$tool" dump "$d" --json >"$tmp/dump.json" 2>"$tmp/dump.err"
+	rc=$?
+	[ $rc -eq $((want_rc == 4 ? 4 : 0)) ] || { cat "$tmp/dump.err"; fail "$s: dump exited $rc"; }
+	[ "$result" = unusable ] && return 0
+	[ "$(jq -r '.replay | "records \(.records)\nused \(.used)\ntorn \(.torn)\nmapped \(.mapped)\nstop \(.stop)\nstop_slot \(.stop_slot)"' "$tmp/dump.json")" = \
+		"$(grep -E '^(records|used|torn|mapped|stop|stop_slot) ' "$exp")" ] ||
+		{ jq .replay "$tmp/dump.json"; cat "$exp"; fail "$s (seed $seed): dump's replay differs from the generator's"; }
+	diff <(jq -r '.mapping[] | range(0; .length) as $i | "map \(.block + $i) \(.slot + $i)"' "$tmp/dump.json") \
+		<(grep '^map ' "$exp") >"$tmp/map.diff" ||
+		{ head -20 "$tmp/map.diff"; fail "$s (seed $seed): dump's mapping differs from the generator's"; }
+	if [ "$stop" != "the chain fills the log" ]; then
+		{ grep -qF "where seq" "$tmp/check" && grep -qF ": $stop" "$tmp/check"; } ||
+			{ cat "$tmp/check"; fail "$s: check does not say where and why the chain stops ($stop)"; }
+	fi
+	"$tool" dump "$d" >"$tmp/dump.txt" 2>/dev/null || fail "$s: dump (text)"
+	grep -q "^mapping: $(sed -n 's/^mapped //p' "$exp") blocks in" "$tmp/dump.txt" ||
+		{ cat "$tmp/dump.txt"; fail "$s: dump's text mapping line"; }
+}
+
+gdev=$tmp/gen-one.img
+truncate -s 16M "$gdev"
+"$tool" format "$gdev" --reserved 1M --batch >/dev/null || fail "format $gdev"
+sdev=$tmp/gen-dev.img slog=$tmp/gen-log.img
+truncate -s 8M "$sdev"
+truncate -s 1M "$slog"
+"$tool" format "$sdev" --log-device "$slog" --log-offset 16K --reserved 128K --batch >/dev/null || fail "format $sdev"
+for d in "$gdev" "$sdev"; do
+	for s in empty basic newer-checkpoint stale-future stale-beyond full torn-data data-rot torn-header corrupt-middle \
+		sb-one-bad sb-both-bad sb-geometry bad-checkpoint; do
+		run_scenario $s "$d" 7
+	done
+done
+ok "check and dump on generated logs, one device and a separate log: exit codes, the chain's end, dump's mapping = the generator's"
+stops=
+for seed in $(seq 1 12); do
+	run_scenario wrap "$sdev" "$seed"
+	stops+="$(sed -n 's/^stop //p' "$tmp/expect")|"
+done
+case $stops in *"no record magic"*) ;; *) fail "wrap: no seed ended at 'no record magic'" ;; esac
+case $stops in *"the chain fills the log"*) ;; *) fail "wrap: no seed ended with a full log" ;; esac
+for d in "$gdev" "$sdev"; do
+	run_scenario laps "$d" 5
+	[ "$(sed -n 's/^stop //p' "$tmp/expect")" = "sequence break" ] || fail "laps: the chain does not end at an earlier lap's record"
+	grep -q "record seq [0-9]* of epoch 1, of an earlier lap: a normal end" "$tmp/check" || { cat "$tmp/check"; fail "laps: check's words"; }
+done
+ok "wrapped logs: 12 seeds of random records (padding, checkpoints before reuse; ends at data and with a full log), and laps that end at an earlier lap's record"
+
+# What check says in words, for a few.
+"$mklog" gen corrupt-middle "$sdev" --expect "$tmp/expect" || fail gen
+"$tool" check "$sdev" >"$tmp/check"
+{ grep -q "PROBLEM: the record header at slot 8 is torn or corrupt (bad checksum)" "$tmp/check" &&
+	grep -q "PROBLEM: 3 records of the current life lie beyond the end of the chain (the first: seq 4 at slot 12" "$tmp/check"; } ||
+	{ cat "$tmp/check"; fail "corrupt-middle: check's words"; }
+"$mklog" gen torn-data "$sdev" --expect "$tmp/expect" || fail gen
+"$tool" check "$sdev" >"$tmp/check"
+grep -q "PROBLEM: torn entry: record seq 2 at slot 4, entry 1 (block 11, slot 6)" "$tmp/check" ||
+	{ cat "$tmp/check"; fail "torn-data: check's words"; }
+"$mklog" gen stale-future "$sdev" --expect "$tmp/expect" || fail gen
+"$tool" check "$sdev" >"$tmp/check"
+grep -q "a record left from before the last recovery" "$tmp/check" || { cat "$tmp/check"; fail "stale-future: check's words"; }
+"$mklog" gen stale-beyond "$sdev" --expect "$tmp/expect" || fail gen
+"$tool" check "$sdev" >"$tmp/check"
+{ grep -q "where seq 7 would be: sequence break" "$tmp/check" &&
+	grep -q "(the slot holds record seq 8 of epoch 1, from before the last recovery" "$tmp/check"; } ||
+	{ cat "$tmp/check"; fail "stale-beyond: check's words"; }
+"$mklog" gen bad-checkpoint "$sdev" --expect "$tmp/expect" || fail gen
+expect_fail 4 '"Log checkpoint does not match the log"' "$tool" check "$sdev"
+"$mklog" gen sb-both-bad "$sdev" --expect "$tmp/expect" || fail gen
+expect_fail 4 'no valid superblock: dm-ressd refuses the log with "Bad superblock checksum"' "$tool" check "$sdev"
+"$mklog" gen sb-geometry "$sdev" --expect "$tmp/expect" || fail gen
+expect_fail 4 '"Superblock geometry does not match the table"' "$tool" check "$sdev"
+expect_fail 4 "label: no ressd label" "$tool" check "$sw"
+expect_fail 8 "cannot open" "$tool" check "$tmp/nonexistent"
+expect_fail 8 "cannot open" "$tool" check "$sdev" --log-device "$tmp/nonexistent"
+expect_fail 16 "give a device with a ressd label" "$tool" check
+expect_fail 16 "unknown option" "$tool" check "$sdev" --frob
+ok "check's words for a corrupt header, lost records, a torn entry, stale records; exit 4, 8 and 16"
+
+# ---- against the kernel's replay: tests/fuzz's seed logs ----
+fz=$tmp/fuzz
+ksrc=
+if ver=$(ressd_source_version) && [ -e "$RESSD_CACHE/linux-source-$ver/.extracted" ]; then
+	ksrc=$RESSD_CACHE/linux-source-$ver
+fi
+{ make -s -C "$top/tests/fuzz" OUT="$fz" KSRC="$ksrc" "$fz/linux/.stamp" &&
+	make -s -C "$top/tests/fuzz" OUT="$fz" KSRC="$ksrc" "$fz/gen-corpus"; } >"$tmp/fuzz.log" 2>&1 ||
+	{ tail -20 "$tmp/fuzz.log"; fail "building tests/fuzz's gen-corpus"; }
+"$fz/gen-corpus" "$fz/replay" "$fz/record" "$fz/index" >"$fz/seeds.txt" 2>&1 ||
+	{ cat "$fz/seeds.txt"; fail "gen-corpus"; }
+n=0
+while read -r name want; do
+	out=$("$mklog" expand "$fz/replay/$name" "$tmp/seed.img") || fail "expand $name"
+	off=${out#log_offset_bytes=}
+	"$tool" dump --log-device "$tmp/seed.img" --log-offset "$off" --json >"$tmp/seed.json" 2>/dev/null ||
+		fail "dump of the seed log $name"
+	mine=$(jq -r '"\(.best)|\(.replay.records)|\(.replay.entries)|\(.replay.torn)|\(.replay.invalidated)|\(.replay.mapped)|\(.replay.used)|\(.replay.stop)"' "$tmp/seed.json")
+	[ "$mine" = "$want" ] || fail "seed log $name: ressdsetup finds $mine, the kernel's replay $want (sb|records|entries|torn|invalidated|mapped|used|stop)"
+	"$tool" check --log-device "$tmp/seed.img" --log-offset "$off" >"$tmp/check" 2>&1
+	rc=$?
+	case $name in torn-last | torn-superblock | overrun) want_rc=1 ;; *) want_rc=0 ;; esac
+	[ $rc -eq $want_rc ] || { cat "$tmp/check"; fail "check of the seed log $name exited $rc, expected $want_rc"; }
+	n=$((n + 1))
+done < <(sed -nE 's/^ +([a-z-]+) .* sb (-?[0-9]+), +([0-9]+) records +([0-9]+) entries +([0-9]+) torn +([0-9]+) invalidated +([0-9]+) mapped +[0-9]+ extents, used +([0-9]+), stop: (.*)$/\1 \2|\3|\4|\5|\6|\7|\8|\9/p' "$fz/seeds.txt")
+[ $n -ge 15 ] || fail "only $n seed logs from gen-corpus"
+ok "the $n seed logs of tests/fuzz: ressdsetup's replay finds what dm-ressd-meta.c's replay finds (copy, records, entries, torn, invalidated, mapped, used, stop)"
+
+echo "ressdsetup: all checks passed"

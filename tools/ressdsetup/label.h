@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The ressd label: one 4 KiB block at offset 0 of a device formatted by
+ * ressdsetup, describing where its normal area and reserved area (the log)
+ * are and the tunables to create the target with.  Only ressdsetup reads it;
+ * the kernel target is given the geometry by the table line and keeps its
+ * own superblocks in the log range (dm-ressd-format.h).
+ *
+ * All fields little-endian; the rest of the 4 KiB block is zero and covered
+ * by the checksum.
+ */
+#ifndef RESSD_LABEL_H
+#define RESSD_LABEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ressd-types.h"
+
+#define RESSD_LABEL_MAGIC	0x626c2d4453536552ULL	/* "ReSSD-lb" */
+#define RESSD_LABEL_VERSION	1
+#define RESSD_LABEL_SAME_DEV	0x1U	/* the log range is on this device */
+#define RESSD_LABEL_FLAGS	RESSD_LABEL_SAME_DEV
+/* The normal area starts at this boundary (1 MiB), after the label. */
+#define RESSD_LABEL_AREA_SECTORS	2048ULL
+#define RESSD_LABEL_PATH_MAX	256
+
+struct ressd_disk_label {
+	__le64 magic;		/*   0: RESSD_LABEL_MAGIC */
+	__le32 csum;		/*   8: crc32c of the block, this field zero, seeded with nonce */
+	__le32 version;		/*  12: RESSD_LABEL_VERSION */
+	__le64 nonce;		/*  16: random */
+	__u8 uuid[16];		/*  24: random (RFC 4122 version 4) */
+	__le32 flags;		/*  40: RESSD_LABEL_SAME_DEV */
+	__le32 block_size;	/*  44: 4096 */
+	__le64 created;		/*  48: seconds since 1970 */
+	__le64 device_sectors;	/*  56: size of this device when formatted */
+	__le64 origin_offset;	/*  64: sectors: start of the normal area */
+	__le64 origin_sectors;	/*  72: sectors: its length (the mapped device's) */
+	__le64 log_offset;	/*  80: sectors: start of the log range on the log device */
+	__le64 log_sectors;	/*  88: sectors: its length */
+	__le64 log_device_sectors; /* 96: size of the log device when formatted */
+	__le32 small_write_max;	/* 104: tunables of the table line */
+	__le32 high_watermark;	/* 108 */
+	__le32 low_watermark;	/* 112 */
+	__le32 mover_batch;	/* 116 */
+	char log_device[RESSD_LABEL_PATH_MAX];	/* 120: a separate log device's path, NUL-terminated */
+	__u8 reserved[136];	/* 376: zero */
+} __packed;			/* 512 */
+
+_Static_assert(sizeof(struct ressd_disk_label) == 512, "label size");
+
+struct ressd_tun {
+	u32 small_write_max;
+	u32 high_watermark;
+	u32 low_watermark;
+	u32 mover_batch;
+};
+
+/* The decoded label. */
+struct ressd_label {
+	u64 nonce;
+	u8 uuid[16];
+	u32 flags;
+	u64 created;
+	u64 device_sectors;
+	u64 origin_offset, origin_sectors;
+	u64 log_offset, log_sectors;
+	u64 log_device_sectors;
+	struct ressd_tun t;
+	char log_device[RESSD_LABEL_PATH_MAX];
+};
+
+void tun_defaults(struct ressd_tun *t);
+/*
+ * Check the tunables as the kernel does (dm-ressd.c: ressd_parse_tunable and
+ * ressd_check_tunables): NULL, or the kernel's message.
+ */
+const char *tun_check(const struct ressd_tun *t);
+
+/* Encode @l into the 4 KiB block @blk (checksum included). */
+void label_encode(void *blk, const struct ressd_label *l);
+/*
+ * Decode and check the 4 KiB block @blk: NULL when it is a valid label,
+ * else why not (the first failed check, in the order: magic, checksum,
+ * version, block size, flags, geometry, tunables).  @l is filled whenever
+ * the checksum is good.
+ */
+const char *label_decode(const void *blk, struct ressd_label *l);
+/* Does the block start with the label magic? */
+bool label_has_magic(const void *blk);
+/* "xxxxxxxx-xxxx-..." into @buf (37 bytes). */
+void uuid_format(const u8 *uuid, char *buf);
+/* Are the log range and the normal area on one device, per the label? */
+static inline bool label_same_dev(const struct ressd_label *l)
+{
+	return l->flags & RESSD_LABEL_SAME_DEV;
+}
+
+#endif

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "json.h"
+#include "status.h"
+#include "util.h"
+
+#define MAX_TOKENS	64
+#define BAR_WIDTH	40
+
+static const char *const field_name[] = {
+	"used/total", "mapped_blocks", "index_bytes", "redirected_writes",
+	"direct_writes", "split_reads", "moved_blocks", "mover_writes",
+	"metadata_commits", "mode", "full_writes", "mover_yields",
+};
+
+/* Split @line (copied into @buf) at white space. */
+static int tokenize(const char *line, char *buf, size_t buflen, char **tok)
+{
+	int n = 0;
+	char *p, *save = NULL;
+
+	snprintf(buf, buflen, "%s", line);
+	for (p = strtok_r(buf, " \t\r\n", &save); p; p = strtok_r(NULL, " \t\r\n", &save)) {
+		if (n == MAX_TOKENS)
+			return -1;
+		tok[n++] = p;
+	}
+	return n;
+}
+
+/* Skip "<start> <len> ressd"; -1 when the line is another target's. */
+static int skip_range(char **tok, int n, bool *has_range, u64 *start, u64 *len,
+		      char *err, size_t errlen)
+{
+	*has_range = false;
+	if (n >= 3 && !parse_u64(tok[0], start) && !parse_u64(tok[1], len) &&
+	    !strchr(tok[2], '/')) {
+		if (strcmp(tok[2], "ressd")) {
+			snprintf(err, errlen, "not a ressd target (target type %s)", tok[2]);
+			return -1;
+		}
+		*has_range = true;
+		return 3;
+	}
+	return 0;
+}
+
+int status_parse(const char *line, struct ressd_status *st, char *err, size_t errlen)
+{
+	char buf[4096], *tok[MAX_TOKENS], *slash;
+	u64 *num[] = {
+		NULL, &st->mapped, &st->index_bytes, &st->redirected, &st->direct,
+		&st->split_reads, &st->moved_blocks, &st->mover_writes,
+		&st->metadata_commits, NULL, &st->full_writes, &st->mover_yields,
+	};
+	int n, i, f;
+
+	memset(st, 0, sizeof(*st));
+	n = tokenize(line, buf, sizeof(buf), tok);
+	if (n < 0) {
+		snprintf(err, errlen, "too many fields");
+		return -1;
+	}
+	i = skip_range(tok, n, &st->has_range, &st->start, &st->len, err, errlen);
+	if (i < 0)
+		return -1;
+	if (n - i < 10) {
+		snprintf(err, errlen, "%d fields, expected at least 10 (%s ... mode)",
+			 n - i, field_name[0]);
+		return -1;
+	}
+	for (f = 0; i < n && f < (int)ARRAY_SIZE(field_name); f++, i++) {
+		const char *v = tok[i];
+
+		if (f == 0) {
+			slash = strchr(tok[i], '/');
+			if (slash)
+				*slash = 0;
+			if (!slash || parse_u64(tok[i], &st->used) ||
+			    parse_u64(slash + 1, &st->total)) {
+				if (slash)
+					*slash = '/';
+				snprintf(err, errlen, "field 1 (%s) is '%s', expected <used>/<total>",
+					 field_name[0], tok[i]);
+				return -1;
+			}
+			if (st->used > st->total) {
+				snprintf(err, errlen, "field 1 (%s): %" PRIu64 " used of %" PRIu64,
+					 field_name[0], st->used, st->total);
+				return -1;
+			}
+		} else if (f == 9) {
+			if (strcmp(v, "rw") && strcmp(v, "ro") && strcmp(v, "fail")) {
+				snprintf(err, errlen, "field 10 (mode) is '%s', expected rw, ro or fail", v);
+				return -1;
+			}
+			snprintf(st->mode, sizeof(st->mode), "%s", v);
+		} else if (parse_u64(v, num[f])) {
+			snprintf(err, errlen, "field %d (%s) is '%s', not a number", f + 1,
+				 field_name[f], v);
+			return -1;
+		}
+	}
+	st->has_full_writes = f > 10;
+	st->has_mover_yields = f > 11;
+	st->unknown_fields = (unsigned int)(n - i);
+	return 0;
+}
+
+int table_parse(const char *line, struct ressd_table *t, char *err, size_t errlen)
+{
+	static const char *const key[] = {
+		"small_write_max", "high_watermark", "low_watermark", "mover_batch"
+	};
+	u32 *val[] = { &t->t.small_write_max, &t->t.high_watermark,
+		       &t->t.low_watermark, &t->t.mover_batch };
+	char buf[4096], *tok[MAX_TOKENS];
+	u32 nopt, k;
+	int n, i;
+
+	memset(t, 0, sizeof(*t));
+	tun_defaults(&t->t);
+	n = tokenize(line, buf, sizeof(buf), tok);
+	if (n < 0) {
+		snprintf(err, errlen, "too many fields");
+		return -1;
+	}
+	i = skip_range(tok, n, &t->has_range, &t->start, &t->len, err, errlen);
+	if (i < 0)
+		return -1;
+	if (n - i < 5) {
+		snprintf(err, errlen, "%d table arguments, expected at least 5", n - i);
+		return -1;
+	}
+	snprintf(t->origin, sizeof(t->origin), "%s", tok[i]);
+	snprintf(t->log, sizeof(t->log), "%s", tok[i + 2]);
+	if (parse_u64(tok[i + 1], &t->origin_offset) || parse_u64(tok[i + 3], &t->log_offset) ||
+	    parse_u64(tok[i + 4], &t->log_sectors)) {
+		snprintf(err, errlen, "bad offset or size in the table line");
+		return -1;
+	}
+	i += 5;
+	if (i == n)
+		return 0;
+	if (parse_u32(tok[i], &nopt) || nopt % 2 || nopt > (u32)(n - i - 1)) {
+		snprintf(err, errlen, "bad number of optional arguments '%s'", tok[i]);
+		return -1;
+	}
+	for (i++; nopt; nopt -= 2, i += 2) {
+		for (k = 0; k < ARRAY_SIZE(key); k++)
+			if (!strcasecmp(tok[i], key[k]))
+				break;
+		if (k == ARRAY_SIZE(key) || parse_u32(tok[i + 1], val[k])) {
+			snprintf(err, errlen, "bad optional argument '%s %s'", tok[i], tok[i + 1]);
+			return -1;
+		}
+		t->has_tun[k] = true;
+	}
+	if (i != n) {
+		snprintf(err, errlen, "extra words after the optional arguments");
+		return -1;
+	}
+	return 0;
+}
+
+static const char *mode_words(const char *mode)
+{
+	if (!strcmp(mode, "rw"))
+		return "normal operation";
+	if (!strcmp(mode, "ro"))
+		return "read-only: the mover failed or the table is read-only; writes fail";
+	return "failed: a log write or read failed; all I/O fails";
+}
+
+static void bar(FILE *f, u64 used, u64 total, const struct ressd_table *t)
+{
+	char b[BAR_WIDTH + 1];
+	u64 fill = total ? used * BAR_WIDTH / total : 0;
+	int i;
+
+	for (i = 0; i < BAR_WIDTH; i++)
+		b[i] = (u64)i < fill ? '#' : '.';
+	b[BAR_WIDTH] = 0;
+	if (t && t->t.high_watermark >= 1 && t->t.high_watermark < 100)
+		b[t->t.high_watermark * BAR_WIDTH / 100] = '|';
+	fprintf(f, "[%s]", b);
+}
+
+void status_print(FILE *f, const char *name, const struct ressd_status *st,
+		  const struct ressd_table *t)
+{
+	u64 slot_bytes = RESSD_BLOCK_SIZE, writes = st->redirected + st->direct;
+	char h1[32], h2[32];
+
+	if (name)
+		fprintf(f, "name:             %s\n", name);
+	if (st->has_range || (t && t->has_range)) {
+		u64 len = st->has_range ? st->len : t->len;
+
+		fprintf(f, "size:             %s (%" PRIu64 " sectors)\n",
+			human_bytes(len * SECTOR_SIZE, h1), len);
+	}
+	if (t) {
+		fprintf(f, "normal area:      %s from sector %" PRIu64 "\n", t->origin,
+			t->origin_offset);
+		fprintf(f, "reserved area:    %s from sector %" PRIu64 ", %s\n", t->log,
+			t->log_offset, human_bytes(t->log_sectors * SECTOR_SIZE, h1));
+	}
+	fprintf(f, "log use:          ");
+	bar(f, st->used, st->total, t);
+	fprintf(f, " %.1f%%\n", st->total ? 100.0 * (double)st->used / (double)st->total : 0.0);
+	fprintf(f, "                  %" PRIu64 " of %" PRIu64 " slots, %s of %s\n",
+		st->used, st->total, human_bytes(st->used * slot_bytes, h1),
+		human_bytes(st->total * slot_bytes, h2));
+	if (t)
+		fprintf(f, "                  the mover starts at %u%% ('|') and empties the log down to %u%%\n",
+			t->t.high_watermark, t->t.low_watermark);
+	fprintf(f, "mapped blocks:    %" PRIu64 " (%s whose newest data is in the log)\n",
+		st->mapped, human_bytes(st->mapped * RESSD_BLOCK_SIZE, h1));
+	fprintf(f, "index memory:     %s\n", human_bytes(st->index_bytes, h1));
+	if (writes)
+		fprintf(f, "writes:           %" PRIu64 " redirected to the log (%.1f%%), %" PRIu64
+			" direct to the normal area\n", st->redirected,
+			100.0 * (double)st->redirected / (double)writes, st->direct);
+	else
+		fprintf(f, "writes:           none yet\n");
+	fprintf(f, "split reads:      %" PRIu64 "\n", st->split_reads);
+	fprintf(f, "moved home:       %" PRIu64 " blocks in %" PRIu64 " writes\n",
+		st->moved_blocks, st->mover_writes);
+	fprintf(f, "metadata commits: %" PRIu64 "\n", st->metadata_commits);
+	fprintf(f, "mode:             %s (%s)\n", st->mode, mode_words(st->mode));
+	if (st->has_full_writes)
+		fprintf(f, "full writes:      %" PRIu64 " (small writes sent home because the log was full)\n",
+			st->full_writes);
+	if (st->has_mover_yields)
+		fprintf(f, "mover yields:     %" PRIu64 " (pauses for foreground I/O)\n",
+			st->mover_yields);
+	if (t)
+		fprintf(f, "tunables:         small_write_max %u, high_watermark %u, low_watermark %u, mover_batch %u\n",
+			t->t.small_write_max, t->t.high_watermark, t->t.low_watermark,
+			t->t.mover_batch);
+	if (st->unknown_fields)
+		fprintf(f, "(%u more status fields that this ressdsetup does not know)\n",
+			st->unknown_fields);
+}
+
+void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
+		       const struct ressd_table *t)
+{
+	u64 writes = st->redirected + st->direct;
+	struct json j;
+
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "name", name);
+	if (st->has_range) {
+		json_u64(&j, "start", st->start);
+		json_u64(&j, "length", st->len);
+	}
+	json_u64(&j, "used_slots", st->used);
+	json_u64(&j, "total_slots", st->total);
+	json_double(&j, "log_use", st->total ? (double)st->used / (double)st->total : 0.0);
+	json_u64(&j, "mapped_blocks", st->mapped);
+	json_u64(&j, "index_bytes", st->index_bytes);
+	json_u64(&j, "redirected_writes", st->redirected);
+	json_u64(&j, "direct_writes", st->direct);
+	if (writes)
+		json_double(&j, "redirected_share", (double)st->redirected / (double)writes);
+	else
+		json_null(&j, "redirected_share");
+	json_u64(&j, "split_reads", st->split_reads);
+	json_u64(&j, "moved_blocks", st->moved_blocks);
+	json_u64(&j, "mover_writes", st->mover_writes);
+	json_u64(&j, "metadata_commits", st->metadata_commits);
+	json_str(&j, "mode", st->mode);
+	if (st->has_full_writes)
+		json_u64(&j, "full_writes", st->full_writes);
+	else
+		json_null(&j, "full_writes");
+	if (st->has_mover_yields)
+		json_u64(&j, "mover_yields", st->mover_yields);
+	else
+		json_null(&j, "mover_yields");
+	if (t) {
+		json_obj_begin(&j, "table");
+		json_str(&j, "origin", t->origin);
+		json_u64(&j, "origin_offset", t->origin_offset);
+		json_str(&j, "log", t->log);
+		json_u64(&j, "log_offset", t->log_offset);
+		json_u64(&j, "log_sectors", t->log_sectors);
+		json_u64(&j, "small_write_max", t->t.small_write_max);
+		json_u64(&j, "high_watermark", t->t.high_watermark);
+		json_u64(&j, "low_watermark", t->t.low_watermark);
+		json_u64(&j, "mover_batch", t->t.mover_batch);
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+	json_done(&j);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dmsetup status and table lines of a ressd target: parsing and printing in
+ * words (Documentation/dm-ressd.rst, "Status").
+ */
+#ifndef RESSD_STATUS_H
+#define RESSD_STATUS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "label.h"
+
+struct ressd_status {
+	bool has_range;		/* the line started with "<start> <len> ressd" */
+	u64 start, len;
+	u64 used, total;	/* log slots */
+	u64 mapped;
+	u64 index_bytes;
+	u64 redirected, direct, split_reads;
+	u64 moved_blocks, mover_writes, metadata_commits;
+	char mode[8];		/* rw, ro, fail */
+	bool has_full_writes, has_mover_yields;
+	u64 full_writes, mover_yields;
+	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
+};
+
+struct ressd_table {
+	bool has_range;
+	u64 start, len;
+	char origin[256], log[256];
+	u64 origin_offset, log_offset, log_sectors;
+	bool has_tun[4];	/* small_write_max, high_watermark, low_watermark, mover_batch */
+	struct ressd_tun t;
+};
+
+/*
+ * Parse one status line: "<start> <len> ressd <fields>" as dmsetup prints it,
+ * or the target's fields alone.  0, or -1 with the reason in @err.
+ */
+int status_parse(const char *line, struct ressd_status *st, char *err, size_t errlen);
+/* Parse one table line the same way. */
+int table_parse(const char *line, struct ressd_table *t, char *err, size_t errlen);
+/* Print in words (@t may be NULL), or as JSON. */
+void status_print(FILE *f, const char *name, const struct ressd_status *st,
+		  const struct ressd_table *t);
+void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
+		       const struct ressd_table *t);
+
+#endif
