@@ -659,6 +659,7 @@ int ressd_log_init(struct ressd_c *rc)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_init);
 
 void ressd_log_exit(struct ressd_c *rc)
 {
@@ -674,6 +675,7 @@ void ressd_log_exit(struct ressd_c *rc)
 		kfree(r);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_exit);
 
 /* Data blocks one record may take: a mover_batch, header included. */
 static u32 __ressd_max_data(struct ressd_c *rc)
@@ -741,6 +743,7 @@ void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
 	list_add_tail(&r->list, &rc->sealed);
 	queue_work(rc->wq, &rc->worker);
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal);
 
 /*
  * The end of a burst: seal now when the log device is idle; otherwise let
@@ -849,6 +852,7 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 		__ressd_log_seal(rc, 0);
 	return first;
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
 
 /*
  * Entries of records sealed or in flight for blocks that a completed home

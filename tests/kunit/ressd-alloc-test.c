@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite dm_ressd_alloc: how the log writer hands out slots
+ * (__ressd_log_reserve() in dm-ressd-meta.c), on a target structure with
+ * no devices: records are "written" and "moved home" by the test.
+ *
+ * The directed case walks a 20-slot log through packing, a record that is
+ * full, padding at the end of the log, the wrap to slot 0, a full log and
+ * the room kept for invalidations.  The randomized case drives reservations,
+ * seals, record completions and mover frees in random order on random
+ * geometries and checks after every step that: a reservation's slots follow
+ * its record's header and the record's earlier slots, and never run past
+ * the end of the log; the head is the end of the last reservation; the
+ * count of used slots equals the slots of all records not yet freed, which
+ * lie one after the other from the tail; a refusal happens only when the
+ * log (minus the invalidation reserve) has no room, a deferral only when no
+ * record buffer is free.  The generator is a seeded xorshift, so a failure
+ * names its seed and step and replays exactly.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "dm-ressd.h"
+
+#define T_MAX_RECS	4096
+
+struct t_rec {
+	u32 slot;
+	u32 size;	/* header + data slots */
+};
+
+struct t_alloc {
+	struct ressd_c *rc;
+	struct t_rec fifo[T_MAX_RECS];	/* written, not yet freed: oldest first */
+	u32 nr_fifo, first;
+};
+
+static void t_noop(struct work_struct *w)
+{
+}
+
+static struct t_alloc *t_setup(struct kunit *test, u32 nr_slots, u32 mover_batch)
+{
+	struct t_alloc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct ressd_c *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	spin_lock_init(&rc->lock);
+	INIT_LIST_HEAD(&rc->free_recs);
+	INIT_LIST_HEAD(&rc->sealed);
+	INIT_LIST_HEAD(&rc->busy);
+	bio_list_init(&rc->deferred);
+	INIT_WORK(&rc->worker, t_noop);
+	rc->wq = alloc_ordered_workqueue("ressd-kunit", 0);
+	KUNIT_ASSERT_NOT_NULL(test, rc->wq);
+	rc->lg.nr_slots = nr_slots;
+	rc->tunables.mover_batch = mover_batch;
+	rc->recovered = true;
+	rc->next_seq = 1;
+	KUNIT_ASSERT_EQ(test, ressd_log_init(rc), 0);
+	t->rc = rc;
+	return t;
+}
+
+static void t_teardown(struct t_alloc *t)
+{
+	flush_workqueue(t->rc->wq);
+	destroy_workqueue(t->rc->wq);
+	ressd_log_exit(t->rc);
+}
+
+static u32 t_reserve(struct kunit *test, struct t_alloc *t, u32 nr)
+{
+	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	u32 s;
+
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	spin_lock_irq(&t->rc->lock);
+	s = __ressd_log_reserve(t->rc, bio, 1000, nr);
+	spin_unlock_irq(&t->rc->lock);
+	return s;
+}
+
+static void t_seal(struct t_alloc *t)
+{
+	spin_lock_irq(&t->rc->lock);
+	__ressd_log_seal(t->rc, 0);
+	spin_unlock_irq(&t->rc->lock);
+}
+
+/* The oldest sealed record is on the medium (what ressd_record_done does). */
+static bool t_complete(struct t_alloc *t)
+{
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r;
+
+	spin_lock_irq(&rc->lock);
+	r = list_first_entry_or_null(&rc->sealed, struct ressd_record, list);
+	if (r) {
+		list_del(&r->list);
+		rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+		rc->pend_slots -= 1 + r->nr_data;
+		t->fifo[(t->first + t->nr_fifo++) % T_MAX_RECS] =
+			(struct t_rec){ r->slot, 1 + r->nr_data };
+		bio_list_init(&r->bios);
+		list_add(&r->list, &rc->free_recs);
+	}
+	spin_unlock_irq(&rc->lock);
+	return r;
+}
+
+/* The mover frees the oldest written record. */
+static bool t_free(struct t_alloc *t)
+{
+	struct ressd_c *rc = t->rc;
+	struct t_rec *r;
+
+	if (!t->nr_fifo)
+		return false;
+	r = &t->fifo[t->first];
+	spin_lock_irq(&rc->lock);
+	rc->used -= r->size;
+	rc->tail_slot = ressd_rec_next_slot(&rc->lg, r->slot, r->size - 1);
+	spin_unlock_irq(&rc->lock);
+	t->first = (t->first + 1) % T_MAX_RECS;
+	t->nr_fifo--;
+	return true;
+}
+
+/*
+ * The records not freed (written, sealed, open), oldest first, lie one after
+ * the other from the tail, and their slots add up to "used".  Returns NULL
+ * or what is wrong.
+ */
+static const char *t_check(struct t_alloc *t)
+{
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r;
+	u32 i, at, sum = 0;
+	const char *why = NULL;
+
+	spin_lock_irq(&rc->lock);
+	at = rc->tail_slot;
+	for (i = 0; i < t->nr_fifo && !why; i++) {
+		struct t_rec *f = &t->fifo[(t->first + i) % T_MAX_RECS];
+
+		if (f->slot != at)
+			why = "a written record is not where the previous one ended";
+		at = ressd_rec_next_slot(&rc->lg, f->slot, f->size - 1);
+		sum += f->size;
+	}
+	list_for_each_entry(r, &rc->sealed, list) {
+		if (!why && r->slot != at)
+			why = "a sealed record is not where the previous one ended";
+		if (!why && (u64)r->slot + 1 + r->nr_data > rc->lg.nr_slots)
+			why = "a sealed record runs past the end of the log";
+		at = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+		sum += 1 + r->nr_data;
+	}
+	if (rc->open) {
+		r = rc->open;
+		if (!why && r->slot != at)
+			why = "the open record is not where the previous one ended";
+		at = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+		sum += 1 + r->nr_data;
+	}
+	if (!why && sum != rc->used)
+		why = "used is not the sum of the records' slots";
+	if (!why && at != rc->head)
+		why = "head is not the end of the newest record";
+	if (!why && rc->used > rc->lg.nr_slots)
+		why = "more slots used than the log has";
+	spin_unlock_irq(&rc->lock);
+	return why;
+}
+
+static void ressd_alloc_test_directed(struct kunit *test)
+{
+	/* 20 slots; mover_batch 32 sectors: a record holds 3 data blocks. */
+	struct t_alloc *t = t_setup(test, 20, 32);
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 1U);	/* header at 0 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 2), 2U);	/* packed: 2, 3 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 5U);	/* full: header at 4 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 4), RESSD_NO_SLOT);	/* > a record */
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	t_seal(t);
+	KUNIT_EXPECT_EQ(test, t->rc->head, 6U);
+	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);
+	/* Slots 6..11 taken, 12 + the 8 kept for invalidations = 20. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 7U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 11U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_NO_SLOT);
+	KUNIT_EXPECT_EQ(test, t->rc->used, 12U);
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	/* Written and moved home: the log is empty, head at 12. */
+	t_seal(t);
+	while (t_complete(t))
+		;
+	while (t_free(t))
+		;
+	KUNIT_EXPECT_EQ(test, t->rc->used, 0U);
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	/* 12: header, 13..15; 16: header, 17..19 ends the log exactly. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 13U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 17U);
+	KUNIT_EXPECT_EQ(test, t->rc->head, 0U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 1U);	/* wrapped */
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	t_seal(t);
+	while (t_complete(t))
+		;
+	while (t_free(t))
+		;
+	/* Head 2: 2..5, 6..9, 10..13, 14..17; then 3 do not fit in 18..19. */
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 3 + 4 * i);
+		t_seal(t);
+		t_complete(t);
+		t_free(t);
+	}
+	KUNIT_EXPECT_EQ(test, t->rc->head, 18U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 1U);	/* padding 18..19 */
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);		/* 2 padding + 4 */
+	t_teardown(t);
+}
+
+static void ressd_alloc_test_defer(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 200, 32);
+	u32 i;
+
+	/* Every record buffer sealed and none written: the next write waits. */
+	for (i = 0; i < RESSD_NR_RECORDS; i++) {
+		KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 1 + 2 * i);
+		t_seal(t);
+	}
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	KUNIT_EXPECT_TRUE(test, t_complete(t));
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 9U);
+	KUNIT_EXPECT_NULL(test, t_check(t));
+	t_teardown(t);
+}
+
+static u64 t_rand(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void ressd_alloc_test_random(struct kunit *test)
+{
+	u64 seed = 0xa110c;
+	u32 round;
+
+	for (round = 0; round < 40; round++) {
+		u32 nr_slots = RESSD_INVAL_RESERVE + 2 + t_rand(&seed) % 300;
+		u32 batch = 16 + 8 * (t_rand(&seed) % 15);	/* 1..15 data a record */
+		u32 max_data = batch / 8 - 1, step;
+		struct t_alloc *t = t_setup(test, nr_slots, batch);
+
+		for (step = 0; step < 3000; step++) {
+			u64 x = t_rand(&seed);
+			const char *why = NULL;
+			u32 nr, s, used, limit = nr_slots - RESSD_INVAL_RESERVE;
+
+			switch (x % 8) {
+			case 0:
+				t_seal(t);
+				break;
+			case 1:
+			case 2:
+				t_complete(t);
+				break;
+			case 3:
+				t_free(t);
+				break;
+			default:
+				nr = 1 + (x >> 8) % (max_data + 1);
+				s = t_reserve(test, t, nr);
+				used = t->rc->used;
+				if (nr > max_data) {
+					if (s != RESSD_NO_SLOT)
+						why = "a write longer than a record got slots";
+				} else if (s == RESSD_DEFER_SLOT) {
+					if (!list_empty(&t->rc->free_recs))
+						why = "deferred with a record buffer free";
+				} else if (s == RESSD_NO_SLOT) {
+					if (used + 1 + nr <= limit)
+						why = "refused with room left";
+				} else if (s == 0 || (u64)s + nr > nr_slots) {
+					why = "slots outside the log";
+				} else if ((s + nr) % nr_slots != t->rc->head) {
+					why = "head is not after the new slots";
+				} else if (!t->rc->open && list_empty(&t->rc->sealed)) {
+					why = "slots but no record";
+				}
+				break;
+			}
+			if (!why)
+				why = t_check(t);
+			if (why) {
+				KUNIT_FAIL(test, "seed %#x round %u step %u: %s", 0xa110c,
+					   round, step, why);
+				KUNIT_FAIL(test, "(%u slots, batch %u)", nr_slots, batch);
+				t_teardown(t);
+				return;
+			}
+		}
+		t_teardown(t);
+	}
+}
+
+static struct kunit_case ressd_alloc_test_cases[] = {
+	KUNIT_CASE(ressd_alloc_test_directed),
+	KUNIT_CASE(ressd_alloc_test_defer),
+	KUNIT_CASE(ressd_alloc_test_random),
+	{}
+};
+
+static struct kunit_suite ressd_alloc_test_suite = {
+	.name = "dm_ressd_alloc",
+	.test_cases = ressd_alloc_test_cases,
+};
+
+kunit_test_suites(&ressd_alloc_test_suite);
