@@ -1,0 +1,81 @@
+#!/bin/bash
+# The CPU overhead benchmark (make bench-cpu): dm-ressd against dm-linear
+# on a RAM disk (brd), side by side in one guest boot.  On a Debian 12
+# machine, as root:
+#
+#   bash scripts/bench-cpu.sh
+#
+# installs what it needs, builds dm_ressd.ko against the Debian kernel's
+# headers, boots that kernel once under QEMU (virtme-ng; software emulation
+# unless RESSD_KVM=1; takes $RESSD_VM_LOCK), and inside it
+# (tests/bench/cpu-guest.sh) runs fio on dm-linear and on dm-ressd over the
+# same range of one brd device: 4 KiB random reads with an empty and with a
+# full index (queue depth 1 and 32), 1 MiB sequential writes, 4 KiB random
+# writes (queue depth 1 and 32, mover resumed).  Each case runs CPU_REPS
+# times, the targets interleaved; the table gives the medians of IOPS, MB/s
+# and CPU time per I/O and the ratios dm-ressd / dm-linear.  Writes
+# results/cpu/{cpu.md,cpu.json,records.txt,guest.log}.  About 8 minutes
+# under software emulation on 2 cores.
+#
+# Knobs (environment): CPU_REPS (3), CPU_RUNTIME (4 s per run),
+# CPU_SPAN_MIB (192), CPU_LOG_MIB (128), CPU_QD (32), CPU_FILL_PCT (90),
+# CPU_CASES (all: read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1
+# read_full_qd32 randwrite_qd1 randwrite_qd32), CPU_CD_VARIANT (unset; <us>:
+# random writes also on dm-ressd with commit_delay_us=<us>), RESSD_KVM (0),
+# CPU_RESULTS (results/cpu).
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+. "$RESSD_TOP/scripts/guest-lib.sh"
+
+case ${1:-} in
+-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+"") ;;
+*) ressd_die "unknown argument $1 (see --help)" ;;
+esac
+
+start=$(date +%s)
+bash "$RESSD_TOP/scripts/deps.sh"
+# Debian's python3, not whatever python3 is first in PATH.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+out=$RESSD_TOP/.out/cpu
+res=${CPU_RESULTS:-$RESSD_TOP/results/cpu}
+rm -rf "$out"
+mkdir -p "$out/guest" "$res"
+ressd_log "building dm_ressd.ko"
+ressd_build_bench_modules "$out"
+
+envs=""
+for v in $(compgen -v | grep -E '^CPU_' || true); do
+	[ "$v" = CPU_RESULTS ] && continue
+	envs+="$v='${!v}' "
+done
+ressd_log "booting the Debian kernel $RESSD_KVER (software emulation unless RESSD_KVM=1)"
+gstart=$(date +%s)
+rc=0
+RESSD_GUEST_TIMEOUT=${RESSD_GUEST_TIMEOUT:-2400} ressd_boot "$out/guest" 64M "$out/console.log" \
+	"env $envs bash $RESSD_TOP/tests/bench/cpu-guest.sh $out/guest $RESSD_BDIR" || rc=$?
+gsecs=$(( $(date +%s) - gstart ))
+ressd_log "guest ran $gsecs s"
+cp "$out/guest/guest.log" "$res/guest.log" 2>/dev/null || true
+if [ $rc -ne 0 ]; then
+	tail -n 30 "$out/guest/guest.log" 2>/dev/null || tail -n 30 "$out/console.log"
+	rm -f "$res/cpu.md" "$res/cpu.json"
+	ressd_die "the CPU benchmark failed in the guest (exit $rc); logs: $out/guest/guest.log, $out/console.log"
+fi
+commit=$(git -C "$RESSD_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=
+if git -C "$RESSD_TOP" status --porcelain 2>/dev/null | grep -qv '^??'; then
+	dirty=" (with uncommitted changes)"
+fi
+"$py" "$RESSD_TOP/tools/ressd-cpu-report.py" "$out/guest" "$res" \
+	"date=$(date -u +%Y-%m-%dT%H:%MZ)" "commit=$commit$dirty" \
+	"guest=Debian kernel $RESSD_KVER under QEMU $([ "${RESSD_KVM:-0}" = 1 ] && echo KVM || echo TCG), 2 vCPUs, ${RESSD_GUEST_MEM:-2G}" \
+	"host_cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo) x $(nproc)" \
+	"guest_seconds=$gsecs" \
+	"module_sources_sha256=$(cd "$RESSD_BDIR" && find . -name '*.[ch]' | sort | xargs cat | sha256sum | cut -c1-16)" ||
+	ressd_die "the report failed (records: $out/guest/records.txt)"
+cp "$out/guest/records.txt" "$res/records.txt"
+ressd_log "CPU benchmark finished in $(( $(date +%s) - start )) s; results in $res/cpu.md, $res/cpu.json"

@@ -1,0 +1,316 @@
+#!/bin/bash
+# The CPU overhead benchmark (make bench-cpu), inside the guest that
+# scripts/bench-cpu.sh boots: dm-ressd against dm-linear on one RAM disk
+# (brd), so that the device costs next to nothing and what differs is the
+# target's own work.  Both targets map the same origin range of /dev/ram0
+# (the first SPAN MiB) and exist side by side; dm-ressd's log is the next
+# LOG MiB of the same RAM disk.  Cases, in this order:
+#
+#   read_empty_qd1/_qd32  4 KiB random reads, nothing logged
+#   seqwrite_1m           1 MiB sequential writes (index empty)
+#   read_full_qd1/_qd32   4 KiB random reads after the log was filled with
+#                         4 KiB random writes over the read span (mover
+#                         paused; reads hit a mix of log and home)
+#   randwrite_qd1/_qd32   4 KiB random writes, mover resumed (default
+#                         watermarks); the log is drained before each
+#                         dm-ressd run and the drain is measured apart;
+#                         with CPU_CD_VARIANT=<us>, also dm-ressd with
+#                         commit_delay_us=<us> (target ressd_cd)
+#
+# Every run is fio, O_DIRECT, time based; qd1 = psync, qd32 = libaio.  Each
+# repetition of a case is one fio invocation with one job per target, run
+# one after the other, their order rotated each repetition.  CPU: fio's
+# usr/sys (the fio job's rusage) and /proc/stat deltas of the whole guest,
+# read by fio's exec_prerun/exec_postrun just before the first and just
+# after the last I/O of each job (so kernel threads, the dm-ressd worker and
+# mover and interrupts are counted; fio's start-up is not).
+#
+# usage: cpu-guest.sh <out dir> <module dir>
+# Writes <out>/records.txt (CONFIG, FILL and REC lines), <out>/fio/*.json,
+# <out>/guest.log, <out>/guest.rc.
+# Knobs: CPU_REPS (3), CPU_RUNTIME (4 s per run), CPU_SPAN_MIB (192),
+# CPU_LOG_MIB (128), CPU_QD (32), CPU_FILL_PCT (90), CPU_CASES (all),
+# CPU_CD_VARIANT (unset: none; <us>: random writes also on dm-ressd with
+# commit_delay_us=<us>).
+# shellcheck source-path=SCRIPTDIR
+
+# fio's exec_prerun/exec_postrun of each job call this script back:
+#   --hook pre|post <dir> <target> <default commit_delay_us> <variant> [drain]
+# /proc/stat is read last before the first I/O and first after the last;
+# with it the voluntary context switches of dm-ressd's mover thread
+# ($CPU_MOVER_PID, exported by the main script).
+if [ "${1:-}" = --hook ]; then
+	hdir=$3 htg=$4 hcd=$5 hvar=$6
+	hparam=/sys/module/dm_ressd/parameters/commit_delay_us
+	hstat() {	# <file>: /proc/stat and /proc/uptime without a fork
+		local l up
+		read -r up l </proc/uptime
+		{
+			while IFS= read -r l; do echo "$l"; done </proc/stat
+			echo "uptime $up"
+			while read -r l up; do
+				[ "$l" = voluntary_ctxt_switches: ] && echo "mover_csw $up"
+			done <"/proc/${CPU_MOVER_PID:-self}/status"
+		} >"$1"
+	}
+	hstatus() {	# <file>
+		dmsetup status ressd | cut -d' ' -f4- >"$1"
+	}
+	case $2 in
+	pre)
+		if [ "$htg" != linear ]; then
+			hstatus "$hdir/$htg.st0"
+		fi
+		if [ "$htg" = ressd_cd ]; then
+			echo "$hvar" >$hparam
+		fi
+		hstat "$hdir/$htg.stat0"
+		;;
+	post)
+		hstat "$hdir/$htg.stat1"
+		echo "$hcd" >$hparam
+		if [ "$htg" != linear ]; then
+			hstatus "$hdir/$htg.st1"
+		fi
+		if [ "${7:-}" = drain ]; then
+			hstat "$hdir/$htg.drain0"
+			date +%s.%N >"$hdir/$htg.dt0"
+			DM_DISABLE_UDEV=1 dmsetup message ressd 0 drain
+			echo $? >"$hdir/$htg.drain_rc"
+			date +%s.%N >"$hdir/$htg.dt1"
+			hstat "$hdir/$htg.drain1"
+			hstatus "$hdir/$htg.st2"
+		fi
+		;;
+	esac
+	exit 0
+fi
+
+SELF=$(readlink -f "$0")
+BENCH_OUT=$1 BENCH_MOD=$2
+BENCH_DISK=${BENCH_DISK:-/dev/vda}
+exec >"$BENCH_OUT/guest.log" 2>&1
+. "$(dirname "$0")/lib.sh"
+trap 'echo $? >"$BENCH_OUT/guest.rc"' EXIT
+
+REPS=${CPU_REPS:-3}
+RUNTIME=${CPU_RUNTIME:-4}
+SPAN_MIB=${CPU_SPAN_MIB:-192}
+LOG_MIB=${CPU_LOG_MIB:-128}
+QD=${CPU_QD:-32}
+FILL_PCT=${CPU_FILL_PCT:-90}
+CASES=${CPU_CASES:-read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1 read_full_qd32 randwrite_qd1 randwrite_qd32}
+CD_VARIANT=${CPU_CD_VARIANT:-}
+RAM=/dev/ram0
+L=$((SPAN_MIB * 2048))		# origin range, sectors
+R=$((LOG_MIB * 2048))		# log range, sectors (right after it)
+REC=$BENCH_OUT/records.txt
+FIO_DIR=$BENCH_OUT/fio
+RUN_DIR=$BENCH_TMP/fio-run
+CD_PARAM=/sys/module/dm_ressd/parameters/commit_delay_us
+mkdir -p "$FIO_DIR" "$RUN_DIR"
+rm -f "$REC" "$FIO_DIR"/*.json
+
+# ---- helpers ----
+
+# The INFO fields of dm-ressd's status, comma-separated.
+rs_status() {
+	dmsetup status ressd | cut -d' ' -f4- | tr ' ' ','
+}
+rs_field() {	# <1-based INFO field>
+	dmsetup status ressd | cut -d' ' -f4- | cut -d' ' -f"$1"
+}
+rs_used() { rs_field 1 | cut -d/ -f1; }
+rs_total() { rs_field 1 | cut -d/ -f2; }
+rs_mapped() { rs_field 2; }
+rs_msg() {	# <message words...>
+	dmq message ressd 0 "$@" || bench_die "dmsetup message ressd 0 $*: $(dmesg | tail -n 3)"
+}
+
+# stat_delta <prefix> <before> <after>: /proc/stat deltas as key=value
+# (ticks of USER_HZ summed over all CPUs; sys includes irq and softirq;
+# elapsed_s from /proc/uptime).
+stat_delta() {
+	awk -v p="$1" 'FNR == 1 { f++ }
+		$1 == "cpu" { for (i = 2; i <= NF; i++) v[f, i] = $i }
+		$1 == "ctxt" { c[f] = $2 }
+		$1 == "intr" { n[f] = $2 }
+		$1 == "uptime" { up[f] = $2 }
+		$1 == "mover_csw" { mv[f] = $2 }
+		END {
+			u = v[2,2] + v[2,3] - v[1,2] - v[1,3]
+			s = v[2,4] + v[2,7] + v[2,8] - v[1,4] - v[1,7] - v[1,8]
+			id = v[2,5] + v[2,6] - v[1,5] - v[1,6]
+			st = v[2,9] - v[1,9]
+			printf "%s_user=%d %s_sys=%d %s_irq=%d %s_softirq=%d %s_idle=%d %s_steal=%d %s_ctxt=%d %s_intr=%d", p, u, p, s, p, v[2,7] - v[1,7], p, v[2,8] - v[1,8], p, id, p, st, p, c[2] - c[1], p, n[2] - n[1]
+			printf " %s_elapsed_s=%.3f %s_mover_csw=%d", p, up[2] - up[1], p, mv[2] - mv[1]
+		}' "$2" "$3"
+}
+
+# The fio arguments of a case's workload.
+case_fio_args() {	# <case>
+	local common="--direct=1 --size=${SPAN_MIB}M --time_based --runtime=$RUNTIME --norandommap --randrepeat=0 --random_generator=tausworthe64"
+	case $1 in
+	read_*_qd1) echo "$common --rw=randread --bs=4k --ioengine=psync --iodepth=1" ;;
+	read_*_qd32) echo "$common --rw=randread --bs=4k --ioengine=libaio --iodepth=$QD" ;;
+	seqwrite_1m) echo "$common --rw=write --bs=1M --ioengine=psync --iodepth=1" ;;
+	randwrite_qd1) echo "$common --rw=randwrite --bs=4k --ioengine=psync --iodepth=1" ;;
+	randwrite_qd32) echo "$common --rw=randwrite --bs=4k --ioengine=libaio --iodepth=$QD" ;;
+	*) bench_die "unknown case $1" ;;
+	esac
+}
+
+# The targets of a case, in the order of repetition <rep> (rotated).
+case_targets() {	# <case> <rep>
+	local t=(linear ressd) i n
+	[[ $1 == randwrite_* ]] && [ -n "$CD_VARIANT" ] && t+=(ressd_cd)
+	n=${#t[@]}
+	for i in $(seq 0 $((n - 1))); do
+		echo "${t[$(((i + $2 - 1) % n))]}"
+	done
+}
+
+# run_rep <case> <rep>: one fio invocation, one job per target, run one
+# after the other (stonewall); fio calls this script back just before the
+# first and just after the last I/O of each job (--hook) to read
+# /proc/stat and dm-ressd's status, to set commit_delay_us for ressd_cd,
+# and, after a dm-ressd random-write job, to drain the log (measured apart).
+# One REC line per job.
+run_rep() {
+	local cs=$1 rep=$2 tg dev id args=() st0 st1 rc drain
+	id=$cs-$rep
+	rm -rf "$RUN_DIR"
+	mkdir -p "$RUN_DIR"
+	for tg in $(case_targets "$cs" "$rep"); do
+		case $tg in
+		linear) dev=/dev/mapper/lin ;;
+		*) dev=/dev/mapper/ressd ;;
+		esac
+		drain=
+		[[ $cs == randwrite_* ]] && [ "$tg" != linear ] && drain=drain
+		args+=(--name="$tg" --filename="$dev" --stonewall
+			--exec_prerun="bash $SELF --hook pre $RUN_DIR $tg $CD_DEFAULT ${CD_VARIANT:-0}"
+			--exec_postrun="bash $SELF --hook post $RUN_DIR $tg $CD_DEFAULT ${CD_VARIANT:-0} $drain")
+	done
+	# shellcheck disable=SC2046	# the workload's words
+	(cd "$RUN_DIR" && fio $(case_fio_args "$cs") --output-format=json \
+		--output="$FIO_DIR/$id.json" "${args[@]}") >"$RUN_DIR/fio.out" 2>&1
+	rc=$?
+	echo "$CD_DEFAULT" >$CD_PARAM
+	if [ $rc -ne 0 ]; then
+		cat "$RUN_DIR/fio.out" "$FIO_DIR/$id.json" 2>/dev/null | tail -n 30
+		bench_die "fio $id failed (exit $rc)"
+	fi
+	if grep '"error" :' "$FIO_DIR/$id.json" | grep -qv '"error" : 0,'; then
+		bench_die "fio $id reports an error: $(grep '"error" :' "$FIO_DIR/$id.json" | tr -s ' \n' ' ')"
+	fi
+	for tg in $(case_targets "$cs" "$rep"); do
+		grep -q "\"jobname\" : \"$tg\"" "$FIO_DIR/$id.json" || bench_die "fio $id: no job $tg in the output"
+		if [ ! -s "$RUN_DIR/$tg.stat0" ] || [ ! -s "$RUN_DIR/$tg.stat1" ]; then
+			cat "$RUN_DIR"/*.txt 2>/dev/null | tail -n 20
+			bench_die "fio $id: no /proc/stat snapshots for $tg (exec_prerun/exec_postrun)"
+		fi
+		st0=- st1=- drain=
+		if [ "$tg" != linear ]; then
+			st0=$(tr ' ' ',' <"$RUN_DIR/$tg.st0")
+			st1=$(tr ' ' ',' <"$RUN_DIR/$tg.st1")
+			[ "$(cut -d, -f10 <<<"$st1")" = rw ] || bench_die "dm-ressd left rw mode in $id/$tg: $st1"
+		fi
+		if [ -e "$RUN_DIR/$tg.dt0" ]; then
+			[ "$(cat "$RUN_DIR/$tg.drain_rc")" = 0 ] || bench_die "drain after $id/$tg failed: $(cat "$RUN_DIR/$tg.st2")"
+			[ "$(cut -d' ' -f1 "$RUN_DIR/$tg.st2" | cut -d/ -f1)" = 0 ] ||
+				bench_die "log not empty after the drain in $id/$tg: $(cat "$RUN_DIR/$tg.st2")"
+			drain="drain_wall_s=$(cat "$RUN_DIR/$tg.dt0" "$RUN_DIR/$tg.dt1" | awk 'NR == 1 { a = $1 } NR == 2 { printf "%.3f", $1 - a }') $(stat_delta drain "$RUN_DIR/$tg.drain0" "$RUN_DIR/$tg.drain1") st2=$(tr ' ' ',' <"$RUN_DIR/$tg.st2")"
+		fi
+		echo "REC case=$cs target=$tg rep=$rep fio=fio/$id.json $(stat_delta stat "$RUN_DIR/$tg.stat0" "$RUN_DIR/$tg.stat1") st0=$st0 st1=$st1 $drain" >>"$REC"
+	done
+	say "$id: $(grep -o '"iops" : [0-9.]*' "$FIO_DIR/$id.json" | awk '$3 > 0 { printf "%d ", $3 }')IOPS ($(case_targets "$cs" "$rep" | tr '\n' ' '))"
+}
+
+run_case() {	# <case>
+	local rep
+	for rep in $(seq 1 "$REPS"); do
+		run_rep "$1" "$rep"
+	done
+	check_kernel_log "$1"
+}
+
+# Fill the log with 4 KiB random writes over the read span, mover paused,
+# until FILL_PCT % of its slots are used.
+FILLED=0
+fill_log() {
+	local total used i=0 chunk
+	rs_msg mover pause
+	total=$(rs_total)
+	chunk=$((total / 10))
+	used=$(rs_used)
+	while [ $((used * 100)) -lt $((FILL_PCT * total)) ]; do
+		i=$((i + 1))
+		[ $i -le 30 ] || bench_die "the log does not fill: $(rs_status)"
+		fio --name=fill --filename=/dev/mapper/ressd --size="${SPAN_MIB}M" --rw=randwrite --bs=4k \
+			--direct=1 --ioengine=libaio --iodepth="$QD" --number_ios="$chunk" \
+			--norandommap --randrepeat=0 --randseed=$((1000 + i)) --random_generator=tausworthe64 \
+			--output="$RUN_DIR/fill.out" >/dev/null 2>&1 ||
+			{ tail -n 20 "$RUN_DIR/fill.out"; bench_die "fio fill $i failed"; }
+		used=$(rs_used)
+	done
+	[ "$(rs_field 10)" = rw ] || bench_die "dm-ressd not rw after the fill: $(rs_status)"
+	echo "FILL rounds=$i writes=$((i * chunk)) status=$(rs_status)" >>"$REC"
+	say "log filled in $i rounds of $chunk writes: $(rs_status)"
+	FILLED=1
+}
+
+# ---- set-up ----
+
+dmesg -C
+bench_load_modules
+[ -e /sys/module/brd ] && bench_die "brd is already loaded"
+modprobe brd rd_nr=1 rd_size=$(((SPAN_MIB + LOG_MIB) * 1024)) max_part=0 ||
+	bench_die "modprobe brd"
+[ -b $RAM ] || bench_die "$RAM did not appear"
+# Every page of the RAM disk allocated once, so that no run pays for it.
+dd if=/dev/zero of=$RAM bs=1M count=$((SPAN_MIB + LOG_MIB)) oflag=direct status=none || bench_die "writing $RAM"
+# The log's first 8 KiB zeroed: the target formats it.
+dd if=/dev/zero of=$RAM bs=4k count=2 seek=$((L / 8)) oflag=direct status=none ||
+	bench_die "zeroing the log header"
+dm_create lin "0 $L linear $RAM 0"
+dm_create ressd "0 $L ressd $RAM 0 $RAM $L $R"
+CD_DEFAULT=$(cat $CD_PARAM) || bench_die "no $CD_PARAM"
+CPU_MOVER_PID=$(pgrep -x kressd_mover)
+[ "$(wc -w <<<"$CPU_MOVER_PID")" = 1 ] || bench_die "no single kressd_mover thread: '$CPU_MOVER_PID'"
+export CPU_MOVER_PID
+[ "$(rs_field 10)" = rw ] || bench_die "dm-ressd is not rw: $(rs_status)"
+[ "$(rs_used)" = 0 ] || bench_die "a fresh log is not empty: $(rs_status)"
+echo "CONFIG kernel=$(uname -r) cpus=$(nproc) mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024)) clk_tck=$(getconf CLK_TCK) fio=$(fio --version) reps=$REPS runtime_s=$RUNTIME span_mib=$SPAN_MIB log_mib=$LOG_MIB qd=$QD fill_pct=$FILL_PCT log_slots=$(rs_total) commit_delay_us=$CD_DEFAULT cd_variant=${CD_VARIANT:--} crc32c=$(awk '$1 == "name" { n = $3 } $1 == "driver" { d = $3 } $1 == "priority" && n == "crc32c" { print $3, d }' /proc/crypto | sort -n | tail -n 1 | cut -d' ' -f2) ressd_table=$(dmsetup table ressd | cut -d' ' -f3- | tr ' ' ',') linear_table=$(dmsetup table lin | cut -d' ' -f3- | tr ' ' ',')" >"$REC"
+say "brd $RAM: $((SPAN_MIB + LOG_MIB)) MiB; origin range $L sectors, log $R sectors; $(rs_status)"
+
+# ---- the cases ----
+
+for cs in $CASES; do
+	case $cs in
+	read_empty_*)
+		if [ "$FILLED" != 0 ] || [ "$(rs_mapped)" != 0 ]; then
+			bench_die "$cs must run before the log is filled"
+		fi
+		;;
+	read_full_*)
+		[ "$FILLED" = 1 ] || fill_log
+		;;
+	randwrite_*)
+		if [ "$FILLED" != drained ]; then
+			rs_msg mover resume
+			rs_msg drain
+			[ "$(rs_used)" = 0 ] || bench_die "log not empty after drain: $(rs_status)"
+			FILLED=drained
+			say "mover resumed, log drained: $(rs_status)"
+		fi
+		;;
+	esac
+	say "case $cs: $(case_fio_args "$cs")"
+	run_case "$cs"
+done
+
+dm_remove ressd lin
+check_kernel_log end
+say "done"
+exit 0
