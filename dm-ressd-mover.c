@@ -7,8 +7,8 @@
  * low_watermark.  One round:
  *
  *  1. plan: take the oldest written records from the tail (their headers are
- *     read back from the log, 64 slots a request); their live blocks are the slots the index
- *     still maps (the reverse map); sort them by block;
+ *     read back from the log, 64 slots a request); their live blocks are
+ *     the slots the index still maps (the reverse map); sort them by block;
  *  2. issue, one mover_batch at a time: read the blocks from the log, mark
  *     the batch's block range busy (home writes over logged blocks in that
  *     range wait), drop blocks that changed meanwhile or that a home write
