@@ -13,11 +13,12 @@
 # full index (queue depth 1 and 32), 1 MiB sequential writes, 4 KiB random
 # writes (queue depth 1 and 32, mover resumed).  Each case runs CPU_REPS
 # times, the targets interleaved; the table gives the medians of IOPS, MB/s
-# and CPU time per I/O and the ratios dm-ressd / dm-linear.  Writes
+# and CPU time per I/O and the medians of the per-repetition ratios
+# dm-ressd / dm-linear.  Writes
 # results/cpu/{cpu.md,cpu.json,records.txt,guest.log}.  About 8 minutes
 # under software emulation on 2 cores.
 #
-# Knobs (environment): CPU_REPS (3), CPU_RUNTIME (4 s per run),
+# Knobs (environment): CPU_REPS (5), CPU_RUNTIME (3 s per run),
 # CPU_SPAN_MIB (192), CPU_LOG_MIB (128), CPU_QD (32), CPU_FILL_PCT (90),
 # CPU_CASES (all: read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1
 # read_full_qd32 randwrite_qd1 randwrite_qd32), CPU_CD_VARIANT (unset; <us>:
@@ -54,10 +55,12 @@ for v in $(compgen -v | grep -E '^CPU_' || true); do
 done
 ressd_log "booting the Debian kernel $RESSD_KVER (software emulation unless RESSD_KVM=1)"
 gstart=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=0
 RESSD_GUEST_TIMEOUT=${RESSD_GUEST_TIMEOUT:-2400} ressd_boot "$out/guest" 64M "$out/console.log" \
 	"env $envs bash $RESSD_TOP/tests/bench/cpu-guest.sh $out/guest $RESSD_BDIR" || rc=$?
 gsecs=$(( $(date +%s) - gstart ))
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
 ressd_log "guest ran $gsecs s"
 cp "$out/guest/guest.log" "$res/guest.log" 2>/dev/null || true
 if [ $rc -ne 0 ]; then
@@ -74,7 +77,7 @@ fi
 	"date=$(date -u +%Y-%m-%dT%H:%MZ)" "commit=$commit$dirty" \
 	"guest=Debian kernel $RESSD_KVER under QEMU $([ "${RESSD_KVM:-0}" = 1 ] && echo KVM || echo TCG), 2 vCPUs, ${RESSD_GUEST_MEM:-2G}" \
 	"host_cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo) x $(nproc)" \
-	"guest_seconds=$gsecs" \
+	"guest_seconds=$gsecs" "host_loadavg=before $load0, after $load1" \
 	"module_sources_sha256=$(cd "$RESSD_BDIR" && find . -name '*.[ch]' | sort | xargs cat | sha256sum | cut -c1-16)" ||
 	ressd_die "the report failed (records: $out/guest/records.txt)"
 cp "$out/guest/records.txt" "$res/records.txt"

@@ -13,8 +13,11 @@ Per run: IOPS and MB/s (fio), CPU time per I/O from /proc/stat (the whole
 guest, all CPUs: user + nice + system + irq + softirq ticks between just
 before the first and just after the last I/O, divided by fio's I/O count),
 and from fio's usr_cpu + sys_cpu (the fio job's own rusage).  Per case and
-target: the median over the repetitions; ratios are dm-ressd / dm-linear of
-the medians.  A case with any failed or missing run gets no ratios, and the
+target: the median over the repetitions.  Ratios dm-ressd / dm-linear are
+paired: one per repetition (both targets ran in the same fio invocation, one
+right after the other), and the median of those is shown (the ratio of the
+medians is in cpu.json as well).  A case with any failed or missing run
+gets no ratios, and the
 script exits with status 1.
 """
 import json
@@ -255,8 +258,13 @@ def main():
                 s["ressd"]["drain_moved_blocks"] = med(rs, "drain_moved_blocks")
             if c not in bad_cases and t != "linear":
                 lin = summary[c].get("linear") or {}
-                s["ratio"] = {k: ratio(s[k], lin.get(k)) for k in ("iops", "mbs", "cpu_us_per_io",
-                                                                   "fio_cpu_us_per_io", "lat_us")}
+                keys = ("iops", "mbs", "cpu_us_per_io", "fio_cpu_us_per_io", "lat_us")
+                s["ratio_of_medians"] = {k: ratio(s[k], lin.get(k)) for k in keys}
+                lin_by_rep = {r["rep"]: r for r in by[(c, "linear")]}
+                pairs = [(r, lin_by_rep[r["rep"]]) for r in sorted(rs, key=lambda r: r["rep"])
+                         if r["rep"] in lin_by_rep]
+                s["ratio_each"] = {k: [round(ratio(a[k], b[k]), 4) for a, b in pairs] for k in keys}
+                s["ratio"] = {k: statistics.median(v) if v else None for k, v in s["ratio_each"].items()}
             summary[c][t] = s
 
     # ---- the main table ----
@@ -303,15 +311,16 @@ def main():
     ressd_tab = table(rrows, rheader, ralign)
 
     # ---- every repetition ----
-    pheader = ["case", "target", "IOPS per repetition", "CPU us/IO (guest) per repetition", "CPUs busy", "ctx/IO",
-               "mover wakeups/IO", "/proc/stat accounted"]
-    palign = "llllrrrr"
+    pheader = ["case", "target", "IOPS per repetition", "IOPS ratio per repetition",
+               "CPU us/IO (guest) per repetition", "CPUs busy", "ctx/IO", "mover wakeups/IO", "/proc/stat accounted"]
+    palign = "lllllrrrr"
     prows = []
     for c in case_ids:
         for t in TARGETS:
             s = summary[c].get(t)
             if s:
                 prows.append([c, TARGET_NAME[t], " / ".join(str(v) for v in s["iops_each"]),
+                              " / ".join("%.3f" % v for v in s.get("ratio_each", {}).get("iops", [])) or "-",
                               " / ".join("%.2f" % v for v in s["cpu_us_per_io_each"]),
                               fmt(s["cpus_busy"], 2), fmt(s["ctx_per_io"], 2), fmt(s["mover_csw_per_io"], 2),
                               fmt(s["stat_accounting"], 2)])
@@ -319,7 +328,7 @@ def main():
 
     cfg_words = ["%s=%s" % (k, v) for k, v in sorted(config.items())]
     lines = ["# dm-ressd CPU overhead: dm-ressd against dm-linear on a RAM disk", ""]
-    for k in ("date", "commit", "guest", "host_cpu", "guest_seconds", "module_sources_sha256"):
+    for k in ("date", "commit", "guest", "host_cpu", "guest_seconds", "host_loadavg", "module_sources_sha256"):
         if k in meta:
             lines.append("- %s: %s" % (k, meta[k]))
     lines += [
@@ -350,7 +359,9 @@ def main():
         "CPU us/IO (guest): busy ticks of all guest CPUs in /proc/stat (user + nice + system + irq + softirq) "
         "from just before the first to just after the last I/O (fio exec_prerun/exec_postrun), per I/O: "
         "includes dm-ressd's worker, mover and timers. CPU us/IO (fio): the fio job's usr_cpu + sys_cpu "
-        "(its own rusage: submission and inline completion). Ratios: dm-ressd / dm-linear of the medians.",
+        "(its own rusage: submission and inline completion). IOPS, MB/s, CPU and latency: medians over the "
+        "repetitions. Ratios dm-ressd / dm-linear: the median of the per-repetition ratios (both targets "
+        "ran back to back in one fio invocation in each repetition).",
         "",
     ]
     lines += main_tab + [""]

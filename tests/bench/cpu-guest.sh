@@ -28,7 +28,7 @@
 # usage: cpu-guest.sh <out dir> <module dir>
 # Writes <out>/records.txt (CONFIG, FILL and REC lines), <out>/fio/*.json,
 # <out>/guest.log, <out>/guest.rc.
-# Knobs: CPU_REPS (3), CPU_RUNTIME (4 s per run), CPU_SPAN_MIB (192),
+# Knobs: CPU_REPS (5), CPU_RUNTIME (3 s per run), CPU_SPAN_MIB (192),
 # CPU_LOG_MIB (128), CPU_QD (32), CPU_FILL_PCT (90), CPU_CASES (all),
 # CPU_CD_VARIANT (unset: none; <us>: random writes also on dm-ressd with
 # commit_delay_us=<us>).
@@ -93,8 +93,8 @@ exec >"$BENCH_OUT/guest.log" 2>&1
 . "$(dirname "$0")/lib.sh"
 trap 'echo $? >"$BENCH_OUT/guest.rc"' EXIT
 
-REPS=${CPU_REPS:-3}
-RUNTIME=${CPU_RUNTIME:-4}
+REPS=${CPU_REPS:-5}
+RUNTIME=${CPU_RUNTIME:-3}
 SPAN_MIB=${CPU_SPAN_MIB:-192}
 LOG_MIB=${CPU_LOG_MIB:-128}
 QD=${CPU_QD:-32}
