@@ -60,7 +60,7 @@ check:
 	$(SH) scripts/check.sh
 
 kunit:
-	$(SH) scripts/kunit.sh
+	$(SH) scripts/test-guest.sh kunit
 
 test-uml:
 	$(SH) scripts/test-guest.sh uml

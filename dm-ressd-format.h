@@ -13,19 +13,30 @@
  *   block 2 ..     the circular log: slot s is block 2 + s
  *
  * The superblock copies are written alternately; the valid copy with the
- * higher generation wins.  The log holds records: one header block followed
- * by nr_data data blocks in the next slots.  A record never wraps: when it
- * does not fit before the end of the log the writer starts it at slot 0, and
- * recovery, after the record that ends at slot e, looks for the next header
- * at e and then at 0.
+ * higher generation wins.  The log holds records: nr_data data blocks
+ * followed by one trailer block (struct ressd_disk_rec) that names them, so
+ * that the log is written strictly in slot order even though a record's
+ * trailer is written after its data (data blocks are written, and their
+ * writes completed, as they arrive; the trailer commits them at a flush, a
+ * FUA, when the record is full, or at the end of the log).  The trailer at
+ * slot t describes the data in slots t - nr_data .. t - 1, its "start" is
+ * t - nr_data.  A record never wraps: the last record of a lap ends with a
+ * trailer at the last slot (padding with dead entries if need be), and the
+ * next record starts at slot 0.
  *
- * Replay starts at the superblock's checkpoint (tail_slot, tail_seq) and
- * follows the chain: the record after one that ends at slot e is at e (or at
- * 0 when e is the end of the log), carries seq + 1, and an epoch no smaller
- * than its predecessor's and no larger than the superblock's.  The epoch goes
- * up by one in the checkpoint that every recovery writes before the first new
- * record, so that a stale record left beyond a torn one by an earlier life of
- * the log can never be mistaken for the continuation of the new chain.
+ * Replay starts at the superblock's checkpoint (tail_slot, tail_seq), where
+ * tail_slot is the start of the oldest live record, and follows the chain:
+ * the record after the one whose trailer is at t starts at t + 1 (or at 0
+ * when t is the last slot), carries seq + 1, and an epoch no smaller than
+ * its predecessor's and no larger than the superblock's.  Its trailer is the
+ * first slot u from its start on, at most RESSD_REC_MAX_ITEMS slots further
+ * and before the end of the log, whose block is a valid trailer for slot u
+ * with that seq, an acceptable epoch, and u - nr_data equal to the start.
+ * Blocks in between that are not such a trailer (its data blocks, stale
+ * trailers of earlier laps) are skipped.  The epoch goes up by one in the
+ * checkpoint that every recovery writes before the first new record, so
+ * that a stale record left beyond a torn one by an earlier life of the log
+ * can never be mistaken for the continuation of the new chain.
  *
  * Within a record the invalidations apply first, then the entries in order.
  *
@@ -46,9 +57,9 @@
 #define RESSD_REC_MAGIC		0x676c2d4453536552ULL
 
 /* On-disk format versions this code reads; it writes RESSD_FORMAT_VERSION. */
-#define RESSD_FORMAT_VERSION	1
-#define RESSD_FORMAT_MIN	1
-#define RESSD_FORMAT_MAX	1
+#define RESSD_FORMAT_VERSION	2	/* 1: header before the data */
+#define RESSD_FORMAT_MIN	2
+#define RESSD_FORMAT_MAX	2
 
 /* Feature flags: unknown incompat flags refuse activation. */
 #define RESSD_FEATURE_COMPAT_SUPP	0U
@@ -89,7 +100,7 @@ struct ressd_disk_sb {
 	__le32 mover_batch;	/*  96 */
 	__le32 high_watermark;	/* 100 */
 	__le32 low_watermark;	/* 104 */
-	__le32 tail_slot;	/* 108: checkpoint: header slot of the oldest */
+	__le32 tail_slot;	/* 108: checkpoint: first slot of the oldest */
 	__le64 tail_seq;	/* 112:   live record, and its sequence number */
 	__le64 epoch;		/* 120: +1 at every recovery, see below */
 	__u8 reserved[128];	/* 128: zero */
@@ -108,8 +119,9 @@ struct ressd_disk_inval {
 } __packed;			/*  12 */
 
 /*
- * Record header: one log slot, followed by nr_data data blocks.  entries[]
- * holds nr_data entries, then nr_inval invalidation ranges (same size).
+ * Record trailer: one log slot, after the nr_data data blocks it names
+ * (entries[i] is the block in slot - nr_data + i).  entries[] holds nr_data
+ * entries, then nr_inval invalidation ranges (same size).
  */
 struct ressd_disk_rec {
 	__le64 magic;		/*   0: RESSD_REC_MAGIC */
@@ -117,8 +129,8 @@ struct ressd_disk_rec {
 	__le32 version;		/*  12: format version */
 	__le64 nonce;		/*  16: the volume's nonce */
 	__le64 seq;		/*  24: +1 per record */
-	__le32 slot;		/*  32: this header's own slot */
-	__le16 nr_data;		/*  36: data blocks following the header */
+	__le32 slot;		/*  32: this trailer's own slot */
+	__le16 nr_data;		/*  36: data blocks just before it */
 	__le16 nr_inval;	/*  38: invalidation ranges */
 	__le32 tail_slot;	/*  40: the writer's checkpoint when sealed */
 	__le32 flags;		/*  44: zero */

@@ -438,8 +438,10 @@ const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 	/* Every value is bounded before anyone uses it as an index. */
 	if (r->nr_data + r->nr_inval > RESSD_REC_MAX_ITEMS)
 		return "too many items in a record";
-	if ((u64)slot + 1 + r->nr_data > lg->nr_slots)
-		return "record runs past the end of the log";
+	if (slot >= lg->nr_slots)
+		return "record trailer beyond the log";
+	if (r->nr_data > slot)
+		return "record starts before the log";
 	if (r->tail_slot >= lg->nr_slots)
 		return "record checkpoint out of range";
 	if (r->seq > RESSD_MAX_SEQ)
@@ -464,31 +466,57 @@ const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_rec_decode);
 
+int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
+		   const struct ressd_log_geo *lg, u32 start, u64 seq,
+		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_rec *r,
+		   const char **why)
+{
+	u32 last = min_t(u64, (u64)start + RESSD_REC_MAX_ITEMS, lg->nr_slots - 1);
+	const char *miss = NULL;
+	u32 u;
+	int err;
+
+	if (start >= lg->nr_slots) {
+		*why = "record start beyond the log";
+		return 1;
+	}
+	for (u = start; u <= last; u++) {
+		const char *w;
+
+		err = read(ctx, u, buf);
+		if (err)
+			return err;
+		/* Data blocks: skipped without a word. */
+		if (le64_to_cpu(((struct ressd_disk_rec *)buf)->magic) != RESSD_REC_MAGIC)
+			continue;
+		w = ressd_rec_decode(buf, lg, u, r);
+		if (!w && r->seq != seq)
+			w = "sequence break";
+		if (!w && ressd_rec_start(r) != start)
+			w = "record does not start where the chain goes on";
+		if (!w && (r->epoch < min_epoch || r->epoch > max_epoch))
+			w = "epoch out of order";
+		if (!w)
+			return 0;
+		if (!miss)
+			miss = w;
+	}
+	*why = miss ? miss : "no record trailer";
+	return 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_rec_find);
+
 /*
- * Read and check the header expected at @slot with @seq, whose epoch must
- * lie between @min_epoch (its predecessor's) and the superblock's.
- * Returns 0 for a valid header, 1 at the end of the chain (rp->stop says
- * why), or the read error.
+ * Find the trailer of the record that starts at @slot with @seq, whose
+ * epoch must lie between @min_epoch (its predecessor's) and the
+ * superblock's.  Returns 0 for a valid record, 1 at the end of the chain
+ * (rp->stop says why), or the read error.
  */
 static int ressd_replay_header(struct ressd_replay *rp, u32 slot, u64 seq,
 			       u64 min_epoch, struct ressd_rec *r)
 {
-	const char *why;
-	int err;
-
-	err = rp->read(rp->ctx, slot, rp->hdr);
-	if (err)
-		return err;
-	why = ressd_rec_decode(rp->hdr, rp->lg, slot, r);
-	if (!why && r->seq != seq)
-		why = "sequence break";
-	if (!why && (r->epoch < min_epoch || r->epoch > rp->epoch))
-		why = "epoch out of order";
-	if (why) {
-		rp->stop = why;
-		return 1;
-	}
-	return 0;
+	return ressd_rec_find(rp->read, rp->ctx, rp->lg, slot, seq, min_epoch,
+			      rp->epoch, rp->hdr, r, &rp->stop);
 }
 
 /* Apply one valid record (its header in rp->hdr): invalidations, entries. */
@@ -511,7 +539,7 @@ static int ressd_replay_apply(struct ressd_replay *rp, const struct ressd_rec *r
 	}
 	for (i = 0; i < r->nr_data; i++) {
 		u64 block = le64_to_cpu(e[i].block);
-		u32 slot = r->slot + 1 + i;
+		u32 slot = ressd_rec_start(r) + i;
 
 		if (block == RESSD_DEAD_BLOCK)
 			continue;
@@ -578,7 +606,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 		nr_rec++;
 		epoch = r.epoch;
 		seq++;
-		slot = ressd_rec_next_slot(lg, slot, r.nr_data);
+		slot = ressd_rec_next_slot(lg, r.slot);
 	}
 	rp->head = slot;
 	rp->next_seq = seq;
@@ -606,7 +634,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 		}
 		epoch = r.epoch;
 		seq++;
-		slot = ressd_rec_next_slot(lg, slot, r.nr_data);
+		slot = ressd_rec_next_slot(lg, r.slot);
 	}
 	if (rp->new_tail_seq == seq && rp->new_tail_slot != slot)
 		goto bad_checkpoint;
@@ -627,17 +655,30 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_replay);
 
 /*
  * Records are filled under rc->lock by map() (small writes) and by bio
- * completions (invalidations), sealed when full, at a flush or FUA, at the
- * end of a burst, or at the end of the log, and written by the worker one at
- * a time, in seq order.  Their blocks enter the index when they are written,
- * so the index only ever points at data that is on the log device; with one
- * record in flight, completions arrive in seq order and the newest write of
- * a block is the last one indexed.
+ * completions (invalidations).  Their data goes to the log as it comes: at
+ * the end of each burst the worker writes the data held since the last one
+ * as a "chunk" (data blocks only, in slot order), indexes it and completes
+ * those writes.  A record is sealed when it is full, at a flush or FUA, or
+ * at the end of the log; the worker then writes the data still pending and
+ * the trailer that commits the whole record, as one sequential write.  So
+ * a lone small write costs one 4 KiB log write, and the trailer is paid once
+ * per flush or per full record (not per write), while the log is still
+ * written strictly in slot order.
+ *
+ * One log write (chunk or record) is in flight at a time, so that writes
+ * complete in slot order and the newest write of a block is the last one
+ * indexed, as replay applies them.  The index only ever points at data
+ * that is on the log device.  Data written in chunks but not yet committed
+ * by a trailer is acknowledged like a write in a volatile cache: a flush
+ * (or a FUA write) seals the record and makes it durable; the target always
+ * announces a volatile write cache (ti->flush_supported), so the upper
+ * layers send those flushes.
  *
  * Free space: rc->used counts the slots from the tail (the oldest record the
- * mover has not moved home) to head.  Small writes may use all but
- * RESSD_INVAL_RESERVE slots; the rest is kept for records that carry only
- * invalidations, which a direct write over logged blocks needs (I2).
+ * mover has not moved home) to head, plus the trailer slot the open record
+ * will take.  Small writes may use all but RESSD_INVAL_RESERVE slots; the
+ * rest is kept for records that carry only invalidations, which a direct
+ * write over logged blocks needs (I2).
  */
 
 int ressd_log_init(struct ressd_c *rc)
@@ -677,7 +718,7 @@ void ressd_log_exit(struct ressd_c *rc)
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_log_exit);
 
-/* Data blocks one record may take: a mover_batch, header included. */
+/* Data blocks one record may take: a mover_batch, trailer included. */
 static u32 __ressd_max_data(struct ressd_c *rc)
 {
 	return min_t(u32, rc->tunables.mover_batch / RESSD_SECTORS_PER_BLOCK - 1,
@@ -691,6 +732,7 @@ static bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 	return rc->used + need <= limit;
 }
 
+/* Hand out @n slots at head (data blocks of the open record). */
 static void __ressd_advance_head(struct ressd_c *rc, u32 n)
 {
 	rc->head += n;
@@ -700,7 +742,10 @@ static void __ressd_advance_head(struct ressd_c *rc, u32 n)
 	rc->pend_slots += n;
 }
 
-/* Open a record at head; the caller checked the room for its header. */
+/*
+ * Open a record at head; the caller checked the room for its trailer,
+ * which is counted in used now and takes its slot when the record is sealed.
+ */
 static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 {
 	struct ressd_record *r;
@@ -713,19 +758,24 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	if (!rc->pend_slots)
 		rc->pend_start = rc->head;
 	WARN_ON_ONCE(rc->head >= rc->lg.nr_slots);
-	r->slot = rc->head;
+	r->start = rc->head;
+	r->slot = r->start;
 	r->seq = rc->next_seq++;
 	r->nr_data = 0;
 	r->nr_inval = 0;
+	r->nr_sub = 0;
+	r->chunk_first = 0;
 	r->flags = 0;
 	r->padding = false;
 	r->status = BLK_STS_OK;
-	/* A record never wraps: it ends at the end of the log at the latest. */
-	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - r->slot - 1);
+	/* A record never wraps: its trailer is in the last slot at the latest. */
+	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - 1 - r->start);
 	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
 	bio_list_init(&r->bios);
+	bio_list_init(&r->chunk);
 	bio_list_init(&r->waiters);
-	__ressd_advance_head(rc, 1);
+	rc->used++;
+	rc->pend_slots++;
 	rc->open = r;
 	return r;
 }
@@ -737,41 +787,50 @@ void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
 	lockdep_assert_held(&rc->lock);
 	if (!r)
 		return;
+	/* The trailer takes the slot after the data (counted in used at open). */
+	r->slot = rc->head;
+	rc->head = ressd_rec_next_slot(&rc->lg, r->slot);
 	r->flags |= flags;
 	rc->open = NULL;
-	rc->seal_pending = false;
+	rc->write_pending = false;
 	list_add_tail(&r->list, &rc->sealed);
 	queue_work(rc->wq, &rc->worker);
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal);
 
 /*
- * The end of a burst: seal now when the log device is idle; otherwise let
- * the open record keep filling until the record in flight is written, and
- * seal it then (group commit: records grow with the load).
+ * The end of a burst: write the open record's pending data now when the log
+ * device is idle; otherwise let it gather until the write in flight is done
+ * (group commit: chunks grow with the load).
  */
 static unsigned int commit_delay_us;
 module_param(commit_delay_us, uint, 0644);
 MODULE_PARM_DESC(commit_delay_us,
-		 "Longest wait for more small writes before an idle log writes a record (0: none)");
+		 "Longest wait for more small writes before an idle log writes them (0: none)");
+
+/* Nothing in flight and nothing sealed: the worker may write a chunk. */
+static bool __ressd_log_idle(struct ressd_c *rc)
+{
+	return !rc->inflight && list_empty(&rc->sealed);
+}
 
 void __ressd_log_seal_soon(struct ressd_c *rc)
 {
 	unsigned int delay = READ_ONCE(commit_delay_us);
 
 	lockdep_assert_held(&rc->lock);
-	if (!rc->open)
+	if (!rc->open || bio_list_empty(&rc->open->bios))
 		return;
 	/*
-	 * Whatever happens next (a record completes, or the timer fires) seals
-	 * the open record because of this flag; the timer of an earlier
-	 * burst may already be running, and serves this one too.
+	 * Whatever happens next (a write completes, or the timer fires)
+	 * writes the pending data because of this flag; the timer of an
+	 * earlier burst may already be running, and serves this one too.
 	 */
-	rc->seal_pending = true;
-	if (rc->inflight || !list_empty(&rc->sealed))
+	rc->write_pending = true;
+	if (!__ressd_log_idle(rc))
 		return;
 	if (!delay)
-		__ressd_log_seal(rc, 0);
+		queue_work(rc->wq, &rc->worker);
 	else if (!hrtimer_active(&rc->seal_timer))
 		hrtimer_start(&rc->seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
@@ -783,8 +842,8 @@ enum hrtimer_restart ressd_seal_timer(struct hrtimer *t)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	if (rc->seal_pending && !rc->inflight && list_empty(&rc->sealed))
-		__ressd_log_seal(rc, 0);
+	if (rc->write_pending && __ressd_log_idle(rc))
+		queue_work(rc->wq, &rc->worker);
 	spin_unlock_irqrestore(&rc->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -818,8 +877,9 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 			/*
 			 * Too close to the end of the log (nr fits any record that
 			 * starts at slot 0): this record fills the rest of the log
-			 * with dead entries, of which only the header is written;
-			 * the next one starts at slot 0.
+			 * with dead entries and a trailer in the last slot, of
+			 * which only the trailer is written; the next record
+			 * starts at slot 0.
 			 */
 			r->padding = true;
 			for (i = 0; i < r->cap; i++) {
@@ -838,8 +898,8 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 	} else if (!__ressd_log_room(rc, nr, false)) {
 		return RESSD_NO_SLOT;
 	}
-	first = r->slot + 1 + r->nr_data;
-	if (WARN_ON_ONCE(first + nr > rc->lg.nr_slots))
+	first = r->start + r->nr_data;
+	if (WARN_ON_ONCE(first + nr >= rc->lg.nr_slots))
 		return RESSD_NO_SLOT;
 	for (i = 0; i < nr; i++) {
 		r->items[r->nr_data + i].block = cpu_to_le64(block + i);
@@ -855,13 +915,14 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
 
 /*
- * Entries of records sealed or in flight for blocks that a completed home
- * write has just superseded must not enter the index when their record is
- * written.  (Entries of the open record need nothing: within a record,
- * replay applies invalidations before entries, as the live code does.)
+ * Entries of unwritten records (open, sealed or in flight) for blocks that a
+ * completed home write has just superseded: they must not enter the index
+ * when their data is written, and their trailer marks them dead.  For the
+ * open record that is required (the invalidation goes into the same record,
+ * and replay applies a record's invalidations before its entries); for
+ * older records it keeps replay from reading data that is dead anyway.
  */
-static void __ressd_kill_entries(struct ressd_c *rc, struct ressd_record *r,
-				 u64 block, u64 nr)
+static void __ressd_kill_entries(struct ressd_record *r, u64 block, u64 nr)
 {
 	u32 i;
 
@@ -904,10 +965,13 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 	spin_lock(&rc->index.lock);
 	__ressd_index_remove_range(&rc->index, block, nr);
 	spin_unlock(&rc->index.lock);
-	if (rc->inflight)
-		__ressd_kill_entries(rc, rc->inflight, block, nr);
+	if (rc->inflight && rc->inflight != rc->open)
+		__ressd_kill_entries(rc->inflight, block, nr);
 	list_for_each_entry(r, &rc->sealed, list)
-		__ressd_kill_entries(rc, r, block, nr);
+		__ressd_kill_entries(r, block, nr);
+	/* Last: the invalidation itself may have sealed the old open record. */
+	if (rc->open)
+		__ressd_kill_entries(rc->open, block, nr);
 	return true;
 }
 
@@ -929,6 +993,57 @@ static void ressd_complete_list(struct bio_list *list, blk_status_t status)
 	}
 }
 
+/* Index entries [@first, @end) of @r, skipping dead and killed ones (rc->lock held). */
+static void __ressd_rec_index(struct ressd_c *rc, struct ressd_record *r,
+			      u32 first, u32 end)
+{
+	u32 i;
+
+	lockdep_assert_held(&rc->lock);
+	spin_lock(&rc->index.lock);
+	for (i = first; i < end; i++) {
+		u64 b = le64_to_cpu(r->items[i].block);
+
+		if (b != RESSD_DEAD_BLOCK && !test_bit(i, r->killed))
+			__ressd_index_insert(&rc->index, b, r->start + i);
+	}
+	spin_unlock(&rc->index.lock);
+}
+
+/* The log write in flight is done: what every completion does last. */
+static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
+				 struct bio_list *waiters, blk_status_t status)
+{
+	if (status)
+		ressd_set_mode(rc, RESSD_MODE_FAIL, "log write failed");
+	ressd_complete_list(bios, status);
+	if (waiters)
+		ressd_complete_list(waiters, status);
+	wake_up_all(&rc->wait);
+	queue_work(rc->wq, &rc->worker);
+	ressd_mover_kick(rc);
+}
+
+/* A chunk of the open (or since sealed) record is on the log device. */
+static void ressd_chunk_done(struct ressd_record *r)
+{
+	struct ressd_c *rc = r->rc;
+	blk_status_t status = r->status;
+	struct bio_list bios;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->inflight = NULL;
+	if (!status) {
+		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
+		rc->log_dirty = true;
+	}
+	bios = r->chunk;
+	bio_list_init(&r->chunk);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	ressd_log_write_done(rc, &bios, NULL, status);
+}
+
 /* A record is on the medium (or failed): index it, complete its writes. */
 static void ressd_record_done(struct ressd_record *r)
 {
@@ -936,28 +1051,19 @@ static void ressd_record_done(struct ressd_record *r)
 	blk_status_t status = r->status;
 	struct bio_list bios, waiters;
 	unsigned long flags;
-	u32 i;
 
 	spin_lock_irqsave(&rc->lock, flags);
 	rc->inflight = NULL;
-	rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+	rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
 	rc->pend_slots -= 1 + r->nr_data;
 	if (!status) {
-		spin_lock(&rc->index.lock);
-		for (i = 0; i < r->nr_data; i++) {
-			u64 b = le64_to_cpu(r->items[i].block);
-
-			if (b != RESSD_DEAD_BLOCK && !test_bit(i, r->killed))
-				__ressd_index_insert(&rc->index, b, r->slot + 1 + i);
-		}
-		spin_unlock(&rc->index.lock);
+		if (!r->padding)
+			__ressd_rec_index(rc, r, r->nr_sub, r->nr_data);
 		if ((r->flags & (REQ_PREFLUSH | REQ_FUA)) == (REQ_PREFLUSH | REQ_FUA))
 			rc->log_dirty = false;
 		else if (!(r->flags & REQ_FUA))
 			rc->log_dirty = true;
 	}
-	if (rc->seal_pending && list_empty(&rc->sealed))
-		__ressd_log_seal(rc, 0);
 	bios = r->bios;
 	waiters = r->waiters;
 	bio_list_init(&r->bios);
@@ -965,56 +1071,51 @@ static void ressd_record_done(struct ressd_record *r)
 	/* From here on r may be reopened: only the copies above are used. */
 	list_add(&r->list, &rc->free_recs);
 	spin_unlock_irqrestore(&rc->lock, flags);
-
-	if (status)
-		ressd_set_mode(rc, RESSD_MODE_FAIL, "log write failed");
-	ressd_complete_list(&bios, status);
-	ressd_complete_list(&waiters, status);
-	wake_up_all(&rc->wait);
-	queue_work(rc->wq, &rc->worker);
-	ressd_mover_kick(rc);
+	ressd_log_write_done(rc, &bios, &waiters, status);
 }
 
-static void ressd_record_endio(struct bio *bio)
+/* The last log bio of a chunk or a record completed. */
+static bool ressd_log_bio_done(struct bio *bio, struct ressd_record **rp)
 {
 	struct ressd_record *r = bio->bi_private;
 
 	if (bio->bi_status)
 		r->status = bio->bi_status;
 	bio_put(bio);
-	if (atomic_dec_and_test(&r->remaining))
+	*rp = r;
+	return atomic_dec_and_test(&r->remaining);
+}
+
+static void ressd_chunk_endio(struct bio *bio)
+{
+	struct ressd_record *r;
+
+	if (ressd_log_bio_done(bio, &r))
+		ressd_chunk_done(r);
+}
+
+static void ressd_record_endio(struct bio *bio)
+{
+	struct ressd_record *r;
+
+	if (ressd_log_bio_done(bio, &r))
 		ressd_record_done(r);
 }
 
-static struct bio *ressd_record_bio(struct ressd_c *rc, struct ressd_record *r,
-				    sector_t sector, unsigned int nr_vecs, blk_opf_t opf)
-{
-	struct bio *bio = bio_alloc_bioset(rc->log->bdev, nr_vecs, opf, GFP_NOIO, &rc->bs);
-
-	bio->bi_iter.bi_sector = sector;
-	bio->bi_end_io = ressd_record_endio;
-	bio->bi_private = r;
-	return bio;
-}
-
 /*
- * Write a sealed record: its header, then the data of its bios, in as few
- * bios as the vector limit allows.  Each entry's crc32c is taken here, from
- * the data itself.
+ * crc32c of the data of the held writes in @list, block by block across
+ * segments, into the entries from @i on.  Returns the entry after the last.
  */
-static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
+static u32 ressd_bios_csum(struct ressd_c *rc, struct ressd_record *r,
+			   struct bio_list *list, u32 i)
 {
 	u32 seed = (u32)rc->lg.nonce ^ (u32)(rc->lg.nonce >> 32);
-	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC | (r->flags & REQ_FUA);
-	struct ressd_rec hdr = { };
+	u32 filled = 0, crc = seed;
 	struct bvec_iter iter;
 	struct bio_vec bv;
-	struct bio *ubio, *bio;
-	u32 i = 0, filled = 0, crc = seed;
-	sector_t sector;
+	struct bio *ubio;
 
-	/* Checksums of the data, block by block across segments. */
-	bio_list_for_each(ubio, &r->bios) {
+	bio_list_for_each(ubio, list) {
 		bio_for_each_segment(bv, ubio, iter) {
 			u8 *p = bvec_kmap_local(&bv);
 			u32 off = 0;
@@ -1034,12 +1135,108 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 			kunmap_local(p);
 		}
 	}
-	WARN_ON_ONCE((!r->padding && i != r->nr_data) || filled);
+	WARN_ON_ONCE(filled);
+	return i;
+}
+
+/* One sequential log write being built: the bios are cut at the vector limit. */
+struct ressd_log_write {
+	struct ressd_c *rc;
+	struct ressd_record *r;
+	struct bio *bio;
+	sector_t sector;
+	blk_opf_t opf;		/* REQ_PREFLUSH only on the first bio */
+	bio_end_io_t *end_io;
+};
+
+static void ressd_lw_add(struct ressd_log_write *w, struct page *page,
+			 unsigned int len, unsigned int off)
+{
+	struct ressd_c *rc = w->rc;
+
+	if (w->bio && bio_add_page(w->bio, page, len, off) == len)
+		goto added;
+	if (w->bio) {
+		atomic_inc(&w->r->remaining);
+		submit_bio_noacct(w->bio);
+		w->opf &= ~REQ_PREFLUSH;
+	}
+	w->bio = bio_alloc_bioset(rc->log->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO, &rc->bs);
+	w->bio->bi_iter.bi_sector = w->sector;
+	w->bio->bi_end_io = w->end_io;
+	w->bio->bi_private = w->r;
+	__bio_add_page(w->bio, page, len, off);
+added:
+	w->sector += len >> SECTOR_SHIFT;
+}
+
+static void ressd_lw_add_bios(struct ressd_log_write *w, struct bio_list *list)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	struct bio *ubio;
+
+	bio_list_for_each(ubio, list)
+		bio_for_each_segment(bv, ubio, iter)
+			ressd_lw_add(w, bv.bv_page, bv.bv_len, bv.bv_offset);
+}
+
+/* Submit the last bio; true when the whole write is already done. */
+static bool ressd_lw_finish(struct ressd_log_write *w)
+{
+	if (w->bio) {
+		atomic_inc(&w->r->remaining);
+		submit_bio_noacct(w->bio);
+	}
+	return atomic_dec_and_test(&w->r->remaining);
+}
+
+/* Write the chunk the worker took from the open record: data blocks only. */
+static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
+{
+	struct ressd_log_write w = {
+		.rc = rc, .r = r, .opf = REQ_OP_WRITE | REQ_SYNC,
+		.end_io = ressd_chunk_endio,
+		.sector = ressd_slot_sector(rc, r->start + r->chunk_first),
+	};
+
+	u32 end = ressd_bios_csum(rc, r, &r->chunk, r->chunk_first);
+
+	WARN_ON_ONCE(end != r->nr_sub);
+	atomic_set(&r->remaining, 1);
+	ressd_lw_add_bios(&w, &r->chunk);
+	if (ressd_lw_finish(&w))
+		ressd_chunk_done(r);
+}
+
+/*
+ * Write a sealed record: the data still pending, then its trailer, in as
+ * few bios as the vector limit allows.  Each entry's crc32c is taken from
+ * the data itself, before the write is acknowledged.
+ */
+static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
+{
+	struct ressd_log_write w = {
+		.rc = rc, .r = r, .end_io = ressd_record_endio,
+	};
+	struct ressd_rec hdr = { };
+	u32 i;
+
+	i = ressd_bios_csum(rc, r, &r->bios, r->nr_sub);
+	WARN_ON_ONCE(!r->padding && i != r->nr_data);
+	WARN_ON_ONCE(r->slot != r->start + r->nr_data);
 
 	spin_lock_irq(&rc->lock);
 	hdr.tail_slot = rc->tail_slot;
 	hdr.tail_seq = rc->tail_seq;
 	hdr.epoch = rc->epoch;
+	/* A FUA record commits what was written before it: flush that first. */
+	if ((r->flags & REQ_FUA) && (rc->log_dirty || r->nr_sub))
+		r->flags |= REQ_PREFLUSH;
+	/* Entries superseded by a completed home write are dead on disk. */
+	for (i = 0; i < r->nr_data; i++)
+		if (test_bit(i, r->killed))
+			r->items[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
 	spin_unlock_irq(&rc->lock);
 	hdr.seq = r->seq;
 	hdr.slot = r->slot;
@@ -1050,29 +1247,15 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 		r->nr_inval * sizeof(r->items[0]));
 	ressd_rec_encode(page_address(r->hdr), &rc->lg, &hdr, r->items,
 			 (struct ressd_disk_inval *)&r->items[r->nr_data]);
-	/* The invalidations are encoded; their slots may hold entries again. */
 
+	w.opf = REQ_OP_WRITE | REQ_SYNC | (r->flags & (REQ_FUA | REQ_PREFLUSH));
+	/* A padding record's dead slots are not written: only its trailer. */
+	w.sector = ressd_slot_sector(rc, r->padding ? r->slot : r->start + r->nr_sub);
 	atomic_set(&r->remaining, 1);
-	sector = ressd_slot_sector(rc, r->slot);
-	bio = ressd_record_bio(rc, r, sector, BIO_MAX_VECS,
-			       opf | (r->flags & REQ_PREFLUSH));
-	__bio_add_page(bio, r->hdr, RESSD_BLOCK_SIZE, 0);
-	sector += RESSD_SECTORS_PER_BLOCK;
-	bio_list_for_each(ubio, &r->bios) {
-		bio_for_each_segment(bv, ubio, iter) {
-			if (bio_add_page(bio, bv.bv_page, bv.bv_len, bv.bv_offset) != bv.bv_len) {
-				atomic_inc(&r->remaining);
-				submit_bio_noacct(bio);
-				bio = ressd_record_bio(rc, r, sector, BIO_MAX_VECS, opf);
-				__bio_add_page(bio, bv.bv_page, bv.bv_len, bv.bv_offset);
-			}
-			sector += bv.bv_len >> SECTOR_SHIFT;
-		}
-	}
-	atomic_inc(&r->remaining);
-	submit_bio_noacct(bio);
+	ressd_lw_add_bios(&w, &r->bios);
+	ressd_lw_add(&w, r->hdr, RESSD_BLOCK_SIZE, 0);
 	atomic64_inc(&rc->metadata_commits);
-	if (atomic_dec_and_test(&r->remaining))
+	if (ressd_lw_finish(&w))
 		ressd_record_done(r);
 }
 
@@ -1114,7 +1297,7 @@ static void ressd_worker_flush(struct ressd_c *rc)
 	spin_unlock_irq(&rc->lock);
 	err = blkdev_issue_flush(rc->log->bdev);
 	spin_lock_irq(&rc->lock);
-	/* No record was written meanwhile: only the worker writes them. */
+	/* Nothing was written meanwhile: only the worker writes the log. */
 	if (!err)
 		rc->log_dirty = false;
 	spin_unlock_irq(&rc->lock);
@@ -1147,27 +1330,57 @@ static void ressd_worker_inval_retry(struct ressd_c *rc)
 	ressd_complete_list(&done, BLK_STS_OK);
 }
 
+/*
+ * The next log write, if the log device is idle: the oldest sealed record,
+ * else the open record's pending data when its burst has ended.  Sets
+ * *@chunk for the latter.
+ */
+static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
+{
+	struct ressd_record *r;
+
+	lockdep_assert_held(&rc->lock);
+	if (rc->inflight)
+		return NULL;
+	r = list_first_entry_or_null(&rc->sealed, struct ressd_record, list);
+	if (r) {
+		list_del_init(&r->list);
+		*chunk = false;
+	} else {
+		r = rc->open;
+		if (!r || !rc->write_pending || bio_list_empty(&r->bios))
+			return NULL;
+		rc->write_pending = false;
+		r->chunk = r->bios;
+		bio_list_init(&r->bios);
+		r->chunk_first = r->nr_sub;
+		r->nr_sub = r->nr_data;
+		*chunk = true;
+	}
+	rc->inflight = r;
+	return r;
+}
+
 void ressd_worker(struct work_struct *ws)
 {
 	struct ressd_c *rc = container_of(ws, struct ressd_c, worker);
 	struct ressd_record *r;
 	struct bio_list bios;
 	struct bio *bio;
+	bool chunk = false;
 
 	ressd_worker_inval_retry(rc);
 	ressd_worker_flush(rc);
 	for (;;) {
 		spin_lock_irq(&rc->lock);
-		r = NULL;
-		if (!rc->inflight && !list_empty(&rc->sealed)) {
-			r = list_first_entry(&rc->sealed, struct ressd_record, list);
-			list_del_init(&r->list);
-			rc->inflight = r;
-		}
+		r = __ressd_next_write(rc, &chunk);
 		spin_unlock_irq(&rc->lock);
 		if (!r)
 			break;
-		ressd_record_submit(rc, r);
+		if (chunk)
+			ressd_chunk_submit(rc, r);
+		else
+			ressd_record_submit(rc, r);
 	}
 	ressd_worker_flush(rc);
 

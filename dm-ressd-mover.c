@@ -291,16 +291,13 @@ static int ressd_mover_round(struct ressd_c *rc)
 	end_slot = tail_slot;
 	end_seq = tail_seq;
 	while (region < want) {
-		r = ressd_ra_read(ra, end_slot, page_address(hdr));
-		if (r)
+		r = ressd_rec_find(ressd_ra_read, ra, &rc->lg, end_slot, end_seq, 0,
+				   U64_MAX, page_address(hdr), &rec, &why);
+		if (r < 0)
 			goto out;
-		why = ressd_rec_decode(page_address(hdr), &rc->lg, end_slot, &rec);
-		if (!why && rec.seq != end_seq)
-			why = "sequence break";
-		if (why) {
-			DMERR("record %llu at slot %u: %s", end_seq, end_slot, why);
-			DMERR("(found seq %llu, %u data, %u inval; tail %u/%llu, used %u)",
-			      rec.seq, rec.nr_data, rec.nr_inval, tail_slot, tail_seq,
+		if (r) {
+			DMERR("record %llu at slot %u: %s (tail %u/%llu, used %u)",
+			      end_seq, end_slot, why, tail_slot, tail_seq,
 			      READ_ONCE(rc->used));
 			r = -EIO;
 			goto out;
@@ -309,7 +306,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 			break;
 		spin_lock_irq(&rc->index.lock);
 		for (i = 0; i < rec.nr_data; i++) {
-			u32 s = end_slot + 1 + i;
+			u32 s = end_slot + i;
 
 			if (__ressd_index_slot_block(&rc->index, s, &mv[n].block)) {
 				mv[n].slot = s;
@@ -319,7 +316,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 		}
 		spin_unlock_irq(&rc->index.lock);
 		region += 1 + rec.nr_data;
-		end_slot = ressd_rec_next_slot(&rc->lg, end_slot, rec.nr_data);
+		end_slot = ressd_rec_next_slot(&rc->lg, rec.slot);
 		end_seq++;
 	}
 	sort(mv, n, sizeof(*mv), ressd_move_cmp, NULL);

@@ -922,6 +922,12 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	ti->per_io_data_size = sizeof(struct ressd_io);
 	ti->num_flush_bios = 1;
+	/*
+	 * Small writes are acknowledged once their data is in the log and
+	 * committed by the next flush: always announce a volatile write cache,
+	 * even over devices without one, so that the upper layers send flushes.
+	 */
+	ti->flush_supported = true;
 	ti->num_discard_bios = 1;
 	ti->num_secure_erase_bios = 0;
 	/* Zeroing is emulated with writes, which take the normal path. */

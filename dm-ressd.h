@@ -176,26 +176,34 @@ struct ressd_log_geo {
 
 /*
  * A log record being filled, sealed or written.  The data of its entries is
- * not copied: the upper bios are held, and the record's write is built from
- * a header page and their pages.  Protected by ressd_c->lock until it is
- * sealed; afterwards only the worker and the completion touch it.
+ * not copied: the upper bios are held until their data is in the log.  While
+ * the record is open, the data of a burst is written as a "chunk" (data
+ * blocks only) when the burst ends, and those writes are then complete; the
+ * trailer that commits them follows when the record is sealed (flush, FUA,
+ * full, end of the log), in one write with any data still pending.
+ * Protected by ressd_c->lock until it is sealed; afterwards only the worker
+ * and the completions touch it.
  */
 struct ressd_record {
 	struct list_head list;		/* free or sealed list */
 	struct ressd_c *rc;
-	u32 slot;			/* header slot */
+	u32 start;			/* first data slot */
+	u32 slot;			/* trailer slot, set when sealed */
 	u32 cap;			/* data slots it may still take in all */
 	u32 nr_data;
 	u32 nr_inval;
+	u32 nr_sub;			/* entries whose data was written in chunks */
+	u32 chunk_first;		/* the chunk in flight: entries [first, nr_sub) */
 	u64 seq;
 	blk_opf_t flags;		/* REQ_PREFLUSH | REQ_FUA when it must be durable */
 	bool padding;			/* fills the end of the log: dead entries, no data */
-	struct bio_list bios;		/* upper writes it carries, in slot order */
+	struct bio_list bios;		/* held writes not yet submitted, in slot order */
+	struct bio_list chunk;		/* held writes of the chunk in flight */
 	struct bio_list waiters;	/* held bios completed once it is written */
 	struct page *hdr;
 	atomic_t remaining;		/* its log bios in flight */
 	blk_status_t status;
-	/* entries superseded by a later invalidation: not indexed when written */
+	/* entries superseded by a later invalidation: never indexed, dead on disk */
 	DECLARE_BITMAP(killed, RESSD_REC_MAX_ITEMS);
 	/* entries from the front, invalidation ranges from the back */
 	struct ressd_disk_entry items[RESSD_REC_MAX_ITEMS];
@@ -272,16 +280,17 @@ struct ressd_c {
 	u32 head;			/* next slot to hand out */
 	u64 next_seq;			/* seq of the next record opened */
 	u64 epoch;			/* records written now carry it */
-	u32 tail_slot;			/* oldest live record: header slot */
+	u32 tail_slot;			/* oldest live record: its first slot */
 	u64 tail_seq;			/*   and its seq */
-	u32 used;			/* slots from the tail to head */
-	u32 pend_start;			/* header slot of the oldest unwritten record */
-	u32 pend_slots;			/* slots from pend_start to head */
-	bool log_dirty;			/* records written since the last log flush */
-	bool seal_pending;		/* seal the open record when the log is idle */
+	u32 used;			/* slots from the tail to head, and the */
+					/*   open record's trailer */
+	u32 pend_start;			/* first slot of the oldest unwritten record */
+	u32 pend_slots;			/* slots from pend_start on, as in used */
+	bool log_dirty;			/* log written since the last log flush */
+	bool write_pending;		/* write the open record's data when idle */
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
-	struct ressd_record *inflight;	/* the record being written, or NULL */
+	struct ressd_record *inflight;	/* record or chunk being written, or NULL */
 	struct list_head sealed;	/* sealed records waiting to be written */
 	struct list_head free_recs;	/* unused record buffers */
 	struct bio_list deferred;	/* bios map() could not handle yet */
@@ -363,7 +372,8 @@ int ressd_log_recover(struct ressd_c *rc);
  * Put the small write @bio of @nr blocks at @block in the open record
  * (opening one if needed).  Returns its first data slot, RESSD_NO_SLOT when
  * the log is full, or RESSD_DEFER_SLOT when no record buffer is free.  The
- * blocks enter the index when the record is written.  Caller holds rc->lock.
+ * blocks enter the index when their data is written (in a chunk, or with
+ * the trailer).  Caller holds rc->lock.
  */
 #define RESSD_DEFER_SLOT	(U32_MAX - 1)
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
@@ -378,12 +388,12 @@ bool __ressd_log_needs_flush(struct ressd_c *rc);
 /* Seal the open record, if any, with @flags (rc->lock held). */
 void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
 /*
- * A burst ended: seal now, after commit_delay_us when the log is idle, or
- * when the record in flight is written.
+ * A burst ended: write the open record's pending data now, after
+ * commit_delay_us when the log is idle, or when the write in flight is done.
  */
 void __ressd_log_seal_soon(struct ressd_c *rc);
 enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
-/* The worker: writes sealed records, flushes, retries deferred bios. */
+/* The worker: writes chunks and sealed records, flushes, retries deferred bios. */
 void ressd_worker(struct work_struct *ws);
 /* Read log slot @slot into @page, synchronously (may sleep). */
 /* Reading the log forward with read-ahead (recovery, the mover's plan). */
@@ -417,28 +427,31 @@ int ressd_mover_drain(struct ressd_c *rc);
 
 /* ---- log records (dm-ressd-meta.c; pure unless noted) ---- */
 
-/* A decoded record header (entries stay in the block). */
+/* A decoded record trailer (entries stay in the block). */
 struct ressd_rec {
 	u64 seq;
 	u64 epoch;
 	u64 tail_seq;
-	u32 slot;
+	u32 slot;		/* the trailer's slot; data in slot - nr_data .. */
 	u32 tail_slot;
 	u32 nr_data;
 	u32 nr_inval;
 };
 
-/* The slot that follows a record of @nr_data blocks at @slot. */
-static inline u32 ressd_rec_next_slot(const struct ressd_log_geo *lg, u32 slot,
-				      u32 nr_data)
+/* First slot of a record: its first data block, or its trailer. */
+static inline u32 ressd_rec_start(const struct ressd_rec *r)
 {
-	u32 next = slot + 1 + nr_data;
+	return r->slot - r->nr_data;
+}
 
-	return next >= lg->nr_slots ? 0 : next;
+/* Where the record after the one whose trailer is at @slot starts. */
+static inline u32 ressd_rec_next_slot(const struct ressd_log_geo *lg, u32 slot)
+{
+	return slot + 1 >= lg->nr_slots ? 0 : slot + 1;
 }
 
 /*
- * Encode the header of @r into the 4 KiB block @blk: r->nr_data entries
+ * Encode the trailer of @r into the 4 KiB block @blk: r->nr_data entries
  * from @e, then r->nr_inval ranges from @inv.
  */
 void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
@@ -446,12 +459,26 @@ void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
 		      const struct ressd_disk_entry *e,
 		      const struct ressd_disk_inval *inv);
 /*
- * Decode and check the header in @blk, read from @slot: NULL when it is a
+ * Decode and check the trailer in @blk, read from @slot: NULL when it is a
  * well-formed record of this volume at this place, else why not.  The chain
  * (seq and epoch) is the caller's to check.
  */
 const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 			     u32 slot, struct ressd_rec *r);
+
+/*
+ * Find the trailer of the record that starts at @start with @seq and an
+ * epoch in [@min_epoch, @max_epoch]: the first slot from @start on (at most
+ * RESSD_REC_MAX_ITEMS further, before the end of the log) that holds one.
+ * Reads go through @read into the 4 KiB buffer @buf, which holds the
+ * trailer on success.  Returns 0 when found (*@r filled), 1 when there is
+ * none (*@why says why: the first near miss, or that no block qualified),
+ * or a read error.  May sleep when @read does.
+ */
+int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
+		   const struct ressd_log_geo *lg, u32 start, u64 seq,
+		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_rec *r,
+		   const char **why);
 
 /*
  * Replay the log from the checkpoint into an empty index.  Reads go through
@@ -466,7 +493,7 @@ struct ressd_replay {
 	u64 epoch;		/* the superblock's epoch */
 	int (*read)(void *ctx, u32 slot, void *buf);
 	void *ctx;
-	void *hdr;		/* two 4 KiB scratch buffers */
+	void *hdr;		/* two 4 KiB scratch buffers (trailer, data) */
 	void *data;
 	struct ressd_index *idx;
 	/* out */

@@ -4,11 +4,14 @@
  * against, shared by the fuzz targets and the corpus generator.
  *
  * The model is written from Documentation/dm-ressd-design.rst ("On-disk
- * format", "Validation", "Recovery"), not from dm-ressd-meta.c: it reads
- * header fields at the byte offsets of the document's tables, computes the
- * checksums with crc32c directly, keeps the mapping as a plain list of
- * (block, slot) pairs, and applies "the records from that newest checkpoint
- * on" by position in the chain.
+ * format", "Validation", "Recovery") and the top comment of
+ * dm-ressd-format.h (format version 2: data blocks, then the trailer that
+ * names them), not from dm-ressd-meta.c: it reads trailer fields at the
+ * byte offsets of the document's tables, computes the checksums with crc32c
+ * directly, searches each record's trailer from its start as the format
+ * describes, keeps the mapping as a plain list of (block, slot) pairs, and
+ * applies "the records from that newest checkpoint on" by position in the
+ * chain.
  */
 #include <stdarg.h>
 
@@ -189,8 +192,11 @@ const char *fz_rec_expect(const u8 *blk, const struct ressd_log_geo *lg, u32 slo
 	/* at most 336 items (entries plus ranges) of 12 bytes after 64 */
 	if (nd + ni > (4096 - 64) / 12)
 		return "too many items in a record";
-	if ((u64)slot + 1 + nd > lg->nr_slots)
-		return "record runs past the end of the log";
+	/* the trailer is a slot of the log, its data the nd slots before it */
+	if (slot >= lg->nr_slots)
+		return "record trailer beyond the log";
+	if (nd > slot)
+		return "record starts before the log";
 	if (fz_get32(blk, 40) >= lg->nr_slots)
 		return "record checkpoint out of range";
 	if (fz_get64(blk, 24) > RESSD_MAX_SEQ)
@@ -213,15 +219,56 @@ const char *fz_rec_expect(const u8 *blk, const struct ressd_log_geo *lg, u32 slo
 	return NULL;
 }
 
-static bool fz_streq(const char *a, const char *b)
+const char *fz_find_expect(const u8 *(*get)(void *ctx, u32 slot), void *ctx,
+			   const struct ressd_log_geo *lg, u32 start, u64 seq,
+			   u64 min_epoch, u64 max_epoch, u32 *found, u32 *reads)
 {
-	return a == b || (a && b && !strcmp(a, b));
+	const char *miss = NULL;
+	u64 u, last;
+
+	*reads = 0;
+	if (start >= lg->nr_slots)
+		return "record start beyond the log";
+	/* from the start, at most 336 slots further, before the end of the log */
+	last = min_t(u64, (u64)start + (4096 - 64) / 12, lg->nr_slots - 1);
+	for (u = start; u <= last; u++) {
+		const u8 *b = get(ctx, u);
+		const char *w;
+
+		(*reads)++;
+		if (fz_get64(b, 0) != RESSD_REC_MAGIC)
+			continue;	/* data: skipped without a word */
+		w = fz_rec_expect(b, lg, u);
+		if (!w && fz_get64(b, 24) != seq)
+			w = "sequence break";
+		if (!w && u - fz_get16(b, 36) != start)
+			w = "record does not start where the chain goes on";
+		if (!w && (fz_get64(b, 56) < min_epoch || fz_get64(b, 56) > max_epoch))
+			w = "epoch out of order";
+		if (!w) {
+			*found = u;
+			return NULL;
+		}
+		if (!miss)
+			miss = w;
+	}
+	return miss ? miss : "no record trailer";
+}
+
+static const u8 *fz_image_get(void *ctx, u32 slot)
+{
+	const struct fz_image *im = ctx;
+
+	if (slot >= im->nr_slots)
+		fz_fail("model: slot %u of a %u-slot image", slot, im->nr_slots);
+	return fz_slot(im, slot);
 }
 
 /* ---- the model of recovery ---- */
 
 struct fz_mrec {
-	u32 slot;
+	u32 start;			/* its first data slot */
+	u32 slot;			/* its trailer's */
 	u32 nr_data;
 	u64 seq;
 	u64 epoch;
@@ -249,6 +296,8 @@ struct fz_model {
 	u64 entries;
 	u64 bad_data;
 	u64 invalidated;
+	const char *stop;		/* why the chain ends */
+	u32 reads;			/* slots replay reads when it succeeds */
 	u32 npairs;			/* the mapping: block -> slot */
 	struct fz_pair pair[FZ_MAX_SLOTS];
 };
@@ -284,31 +333,45 @@ static void fz_model_run(const struct fz_image *im, const struct ressd_log_geo *
 
 	memset(m, 0, sizeof(*m));
 	/* Pass 1: follow the chain, at most one lap. */
-	while (walked < n) {
-		const u8 *h = fz_slot(im, slot);
+	for (;;) {
 		struct fz_mrec *r = &m->rec[m->n];
+		const u8 *h;
+		u32 t, reads;
 
-		if (fz_rec_expect(h, lg, slot))
+		if (walked >= n) {
+			m->stop = "the chain fills the log";
 			break;
-		r->slot = slot;
+		}
+		m->stop = fz_find_expect(fz_image_get, (void *)im, lg, slot, seq, min_epoch,
+					 sb->epoch, &t, &reads);
+		m->reads += reads;
+		if (m->stop)
+			break;
+		h = fz_slot(im, t);
+		r->start = slot;
+		r->slot = t;
 		r->seq = fz_get64(h, 24);
 		r->nr_data = fz_get16(h, 36);
 		r->tail_slot = fz_get32(h, 40);
 		r->tail_seq = fz_get64(h, 48);
 		r->epoch = fz_get64(h, 56);
-		if (r->seq != seq || r->epoch < min_epoch || r->epoch > sb->epoch)
+		if (walked + 1 + r->nr_data > n) {
+			m->stop = "the chain is longer than the log";
 			break;
-		if (walked + 1 + r->nr_data > n)
-			break;
+		}
 		walked += 1 + r->nr_data;
 		min_epoch = r->epoch;
 		m->last_epoch = r->epoch;
 		seq++;
-		slot = slot + 1 + r->nr_data == n ? 0 : slot + 1 + r->nr_data;
+		/* the next record starts after the trailer, at 0 after the last slot */
+		slot = t + 1 == n ? 0 : t + 1;
 		m->n++;
 	}
 	m->head = slot;
 	m->next_seq = seq;
+	/* Pass 2 finds each record again: from its start to its trailer. */
+	for (i = 0; i < m->n; i++)
+		m->reads += 1 + m->rec[i].nr_data;
 
 	/* The newest checkpoint any record carries. */
 	m->new_tail_slot = sb->tail_slot;
@@ -319,14 +382,14 @@ static void fz_model_run(const struct fz_image *im, const struct ressd_log_geo *
 			m->new_tail_slot = m->rec[i].tail_slot;
 		}
 	}
-	/* Pass 2 starts at the record that checkpoint names, or at head. */
-	if (m->n && m->new_tail_slot == m->rec[0].slot && m->new_tail_seq == m->rec[0].seq) {
+	/* Pass 2 starts at the record that checkpoint names (its start), or at head. */
+	if (m->n && m->new_tail_slot == m->rec[0].start && m->new_tail_seq == m->rec[0].seq) {
 		k = 0;
 	} else {
 		for (k = 0; k < m->n; k++)
 			if (m->rec[k].seq == m->new_tail_seq)
 				break;
-		if (k < m->n ? m->rec[k].slot != m->new_tail_slot :
+		if (k < m->n ? m->rec[k].start != m->new_tail_slot :
 		    m->new_tail_seq != m->next_seq || m->new_tail_slot != m->head) {
 			m->bad_checkpoint = true;
 			return;
@@ -346,10 +409,11 @@ static void fz_model_run(const struct fz_image *im, const struct ressd_log_geo *
 		for (j = 0; j < r->nr_data; j++) {
 			u64 block = fz_get64(h, 64 + 12 * j);
 			u32 csum = fz_get32(h, 64 + 12 * j + 8);
-			u32 ds = r->slot + 1 + j;
+			u32 ds = r->start + j;	/* entries[j] is in slot - nr_data + j */
 
 			if (block == U64_MAX)
 				continue;
+			m->reads++;
 			if (crc32c(fz_seed(lg->nonce), fz_slot(im, ds), RESSD_BLOCK_SIZE) != csum) {
 				m->bad_data++;
 				continue;
@@ -455,7 +519,12 @@ static void fz_check_index(struct fz_run *run, u32 n)
 	fz_assert(rp->next_seq - rp->new_tail_seq == rp->records,
 		  "%u records applied from seq %llu, next seq %llu", rp->records,
 		  rp->new_tail_seq, rp->next_seq);
-	fz_assert(run->reader.reads <= 2 * n + 1, "%u reads for %u slots", run->reader.reads, n);
+	/*
+	 * Each pass finds every record once (its start to its trailer, at most
+	 * one lap in all), pass 1 also the one that ends the chain (one scan,
+	 * at most to the end of the log), pass 2 reads the data it applies.
+	 */
+	fz_assert(run->reader.reads <= 4 * n, "%u reads for %u slots", run->reader.reads, n);
 
 	spin_lock(&idx->lock);
 	for (s = 0; s < n; s++) {
@@ -508,6 +577,11 @@ static void fz_check_model(struct fz_run *run, const struct fz_model *m, u32 n)
 
 	fz_assert(rp->head == m->head && rp->next_seq == m->next_seq,
 		  "head %u seq %llu, model %u %llu", rp->head, rp->next_seq, m->head, m->next_seq);
+	fz_assert(fz_streq(rp->stop, m->stop), "chain ends with \"%s\", model \"%s\"",
+		  rp->stop, m->stop);
+	/* The same scans: from each start to its trailer, no slot more. */
+	fz_assert(run->reader.reads == m->reads, "%u reads, model %u", run->reader.reads,
+		  m->reads);
 	fz_assert(rp->last_epoch == m->last_epoch, "last epoch %llu, model %llu",
 		  rp->last_epoch, m->last_epoch);
 	fz_assert(rp->new_tail_slot == m->new_tail_slot && rp->new_tail_seq == m->new_tail_seq,
@@ -569,12 +643,14 @@ static void fz_fixup(const struct fz_image *im, const struct ressd_log_geo *lg)
 		if (fz_get64(h, 0) != RESSD_REC_MAGIC)
 			continue;
 		if (im->flags & FZ_FIX_DATA) {
+			/* its data: the nd slots before it (slots in order, so that a
+			 * trailer look-alike among them is final before it is summed) */
 			u32 nd = min_t(u32, fz_get16(h, 36), RESSD_REC_MAX_ITEMS);
 
-			nd = min_t(u32, nd, n - s - 1);
+			nd = min_t(u32, nd, s);
 			for (i = 0; i < nd; i++)
 				fz_put32(h, 64 + 12 * i + 8, crc32c(fz_seed(lg->nonce),
-					 fz_slot(im, s + 1 + i), RESSD_BLOCK_SIZE));
+					 fz_slot(im, s - nd + i), RESSD_BLOCK_SIZE));
 		}
 		if (im->flags & (FZ_FIX_DATA | FZ_RESEAL_REC))
 			fz_put32(h, 8, fz_meta_csum(h, lg->nonce));
@@ -668,11 +744,12 @@ void fz_replay_check(const struct fz_image *im, struct fz_report *rep)
 		fprintf(stderr, "\nmodel (block:slot):");
 		for (i = 0; i < model.npairs; i++)
 			fprintf(stderr, " %llu:%u", model.pair[i].block, model.pair[i].slot);
-		fprintf(stderr, "\nmodel chain (slot/seq+data):");
+		fprintf(stderr, "\nmodel chain (start..trailer/seq):");
 		for (i = 0; i < model.n; i++)
-			fprintf(stderr, " %u/%llu+%u", model.rec[i].slot, model.rec[i].seq,
-				model.rec[i].nr_data);
-		fprintf(stderr, "\n");
+			fprintf(stderr, " %u..%u/%llu", model.rec[i].start, model.rec[i].slot,
+				model.rec[i].seq);
+		fprintf(stderr, "\nmodel: stop \"%s\", %u reads; replay: %u reads\n",
+			model.stop ? model.stop : "-", model.reads, run_a.reader.reads);
 	}
 	if (run_a.reader.failed) {
 		/* An I/O error reaches the caller as it is, with its message. */

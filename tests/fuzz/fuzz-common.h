@@ -20,7 +20,7 @@
 /* Flags of a fuzz-replay input: let the fuzzer skip checksum walls. */
 #define FZ_RESEAL_SB		0x01	/* recompute both superblock checksums */
 #define FZ_FIX_DATA		0x02	/* recompute entry checksums from the data */
-#define FZ_RESEAL_REC		0x04	/* recompute record header checksums */
+#define FZ_RESEAL_REC		0x04	/* recompute record trailer checksums */
 
 struct fz_image {
 	u32 nr_slots;
@@ -71,6 +71,15 @@ void fz_replay_check(const struct fz_image *im, struct fz_report *rep);
 
 /* The independent checks the design document describes (pure, no index). */
 const char *fz_rec_expect(const u8 *blk, const struct ressd_log_geo *lg, u32 slot);
+/*
+ * The format's search for the trailer of the record that starts at @start
+ * with @seq and an epoch in [@min_epoch, @max_epoch], over the blocks @get
+ * returns: NULL when found (its slot in *@found), else why not.  *@reads:
+ * how many slots it looked at, from @start on, in order.
+ */
+const char *fz_find_expect(const u8 *(*get)(void *ctx, u32 slot), void *ctx,
+			   const struct ressd_log_geo *lg, u32 start, u64 seq,
+			   u64 min_epoch, u64 max_epoch, u32 *found, u32 *reads);
 const char *fz_sb_expect(const u8 *blk, u64 location, const struct ressd_geometry *g);
 u32 fz_meta_csum(const u8 *blk, u64 nonce);
 
@@ -80,6 +89,12 @@ void fz_fail(const char *fmt, ...) __attribute__((__noreturn__, __format__(print
 } while (0)
 #define fz_verbose shim_verbose
 #define fz_log(fmt, ...) do { if (fz_verbose) fprintf(stderr, fmt "\n", ##__VA_ARGS__); } while (0)
+
+/* Two reasons (either may be NULL) are the same. */
+static inline bool fz_streq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
 
 /* Little-endian field access at byte offsets (the doc's tables). */
 static inline u64 fz_get64(const u8 *p, size_t off)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuzz-record: the record and superblock codecs on their own.
+ * fuzz-record: the record and superblock codecs, and the trailer scan, on
+ * their own.
  *
  * Input: a 26-byte header, then a payload.
  *
  *   0      mode: 0 raw record, 1 record round trip,
- *                2 raw superblock, 3 superblock round trip (mod 4)
+ *                2 raw superblock, 3 superblock round trip,
+ *                4 trailer scan (mod 5)
  *   1      flags (per mode, below)
  *   2..5   slot (or location) the block was read from
  *   6..9   log slots: 2 + v % (2^26 - 1)
@@ -22,6 +24,17 @@
  * record (or superblock) for encode; with flags bit 0 every value is first
  * clamped into its valid range.  decode(encode(x)) must give x back, or
  * exactly the verdict the design's checks give for x.
+ *
+ * Trailer scan: ressd_rec_find() over a log of up to 2^26 slots (slot 2..5
+ * is the record's start), all zero but for the blocks the payload places:
+ * le64 seq, le64 min_epoch, le64 max_epoch, then up to FS_MAX_BLOCKS times
+ * le16 distance from the start (mod RESSD_REC_MAX_ITEMS + 3, so that some
+ * lie beyond the scan's reach), le16 length, and the block's first bytes.
+ * flags bit 0 writes each placed block's slot into it, bit 1 the nonce,
+ * bit 2 reseals its checksum (in that order, after all are placed); bits
+ * 4..7 make that read of the scan fail.  The result, the reason, the
+ * trailer found and the slots read (from the start on, in order) must be
+ * the format's (fz_find_expect).
  */
 #include "fuzz-common.h"
 
@@ -86,19 +99,20 @@ static void fr_raw_record(const u8 *data, size_t size)
 		return;
 	/* What decode promises its callers: every value bounded. */
 	fz_assert(r.slot == slot && r.nr_data + r.nr_inval <= RESSD_REC_MAX_ITEMS &&
-		  (u64)slot + 1 + r.nr_data <= lg.nr_slots && r.tail_slot < lg.nr_slots &&
-		  r.tail_seq <= r.seq, "decoded values out of bounds");
+		  slot < lg.nr_slots && r.nr_data <= slot && r.tail_slot < lg.nr_slots &&
+		  r.tail_seq <= r.seq && ressd_rec_start(&r) == slot - r.nr_data,
+		  "decoded values out of bounds");
 	ressd_rec_encode(again, &lg, &r, ((const struct ressd_disk_rec *)blk)->entries,
 			 (const struct ressd_disk_inval *)
 			 (((const struct ressd_disk_rec *)blk)->entries + r.nr_data));
 	items_end = RESSD_REC_HDR_SIZE + (size_t)(r.nr_data + r.nr_inval) *
 		    sizeof(struct ressd_disk_entry);
 	fz_assert(!memcmp(again, blk, 8) && !memcmp(again + 12, blk + 12, items_end - 12),
-		  "re-encoding a valid header changed it");
+		  "re-encoding a valid trailer changed it");
 	if (!memchr_inv(blk + items_end, 0, RESSD_BLOCK_SIZE - items_end))
 		fz_assert(!memcmp(again, blk, RESSD_BLOCK_SIZE),
-			  "re-encoding a valid header changed its checksum");
-	fz_assert(!ressd_rec_decode(again, &lg, slot, &r2), "re-encoded header invalid");
+			  "re-encoding a valid trailer changed its checksum");
+	fz_assert(!ressd_rec_decode(again, &lg, slot, &r2), "re-encoded trailer invalid");
 	fr_same_rec(&r, &r2, "decode(encode(decode(x)))");
 }
 
@@ -124,9 +138,9 @@ static void fr_record_roundtrip(const u8 *data, size_t size)
 	r.nr_data = fr_take(&in, 2) % (RESSD_REC_MAX_ITEMS + 1);
 	r.nr_inval = fr_take(&in, 2) % (RESSD_REC_MAX_ITEMS + 1 - r.nr_data);
 	if (sane) {
-		/* A record the writer could have written. */
-		r.slot %= lg.nr_slots - 1;
-		r.nr_data = min_t(u32, r.nr_data, lg.nr_slots - r.slot - 1);
+		/* A record the writer could have written: data, then the trailer. */
+		r.slot %= lg.nr_slots;
+		r.nr_data = min_t(u32, r.nr_data, r.slot);
 		r.nr_inval = min_t(u32, r.nr_inval, RESSD_REC_MAX_ITEMS - r.nr_data);
 		r.tail_slot %= lg.nr_slots;
 		r.seq &= RESSD_MAX_SEQ;
@@ -285,13 +299,126 @@ static void fr_sb_roundtrip(const u8 *data, size_t size)
 		  "superblock bytes after 128 not zero");
 }
 
+/* Mode 4: ressd_rec_find() against the format's search. */
+#define FS_MAX_BLOCKS	16
+
+struct fs_log {
+	const struct ressd_log_geo *lg;
+	u32 nr;
+	u32 slot[FS_MAX_BLOCKS];
+	u8 *blk[FS_MAX_BLOCKS];
+	/* the reader's view */
+	u32 start;
+	u32 reads;
+	u32 fail_at;
+};
+
+static const u8 *fs_get(void *ctx, u32 slot)
+{
+	static const u8 zero[RESSD_BLOCK_SIZE];
+	struct fs_log *l = ctx;
+	int i;
+
+	for (i = (int)l->nr - 1; i >= 0; i--)	/* the last one placed wins */
+		if (l->slot[i] == slot)
+			return l->blk[i];
+	return zero;
+}
+
+static int fs_read(void *ctx, u32 slot, void *buf)
+{
+	struct fs_log *l = ctx;
+
+	fz_assert(slot < l->lg->nr_slots, "scan reads slot %u of a %u-slot log", slot,
+		  l->lg->nr_slots);
+	fz_assert(slot == l->start + l->reads, "read %u of a scan from %u is slot %u",
+		  l->reads, l->start, slot);
+	if (++l->reads == l->fail_at)
+		return -EIO;
+	memcpy(buf, fs_get(l, slot), RESSD_BLOCK_SIZE);
+	return 0;
+}
+
+static void fr_scan(const u8 *data, size_t size)
+{
+	static u8 blocks[FS_MAX_BLOCKS][RESSD_BLOCK_SIZE], buf[RESSD_BLOCK_SIZE];
+	struct fr_in in = { data + FR_HDR, size - FR_HDR };
+	struct fs_log l = { 0 };
+	struct ressd_log_geo lg;
+	struct ressd_rec r;
+	const char *why = NULL, *want;
+	u64 seq, min_epoch, max_epoch;
+	u32 start, found = 0, reads, i;
+	int ret;
+
+	fr_lg(data, &lg, &start);
+	l.lg = &lg;
+	seq = fr_take(&in, 8);
+	min_epoch = fr_take(&in, 8);
+	max_epoch = fr_take(&in, 8);
+	while (in.left >= 4 && l.nr < FS_MAX_BLOCKS) {
+		u64 slot = start + fr_take(&in, 2) % (RESSD_REC_MAX_ITEMS + 3);
+		size_t len = min_t(size_t, fr_take(&in, 2), in.left);
+		u8 *b = blocks[l.nr];
+
+		len = min_t(size_t, len, RESSD_BLOCK_SIZE);
+		memset(b, 0, RESSD_BLOCK_SIZE);
+		memcpy(b, in.p, len);
+		in.p += len;
+		in.left -= len;
+		if (slot >= lg.nr_slots)
+			continue;
+		l.slot[l.nr] = slot;
+		l.blk[l.nr++] = b;
+	}
+	for (i = 0; i < l.nr; i++) {
+		u8 *b = l.blk[i];
+
+		if (data[1] & 1)
+			fz_put32(b, 32, l.slot[i]);
+		if (data[1] & 2) {
+			u64 v = htole64(lg.nonce);
+
+			memcpy(b + 16, &v, 8);
+		}
+		if (data[1] & 4)
+			fz_put32(b, 8, fz_meta_csum(b, lg.nonce));
+	}
+	want = fz_find_expect(fs_get, &l, &lg, start, seq, min_epoch, max_epoch, &found, &reads);
+	l.start = start;
+	l.fail_at = data[1] >> 4;
+	memset(&r, 0xa5, sizeof(r));
+	ret = ressd_rec_find(fs_read, &l, &lg, start, seq, min_epoch, max_epoch, buf, &r, &why);
+	if (l.fail_at && l.fail_at <= reads) {
+		fz_assert(ret == -EIO && l.reads == l.fail_at,
+			  "read %u failed: scan returned %d after %u reads", l.fail_at, ret, l.reads);
+		return;
+	}
+	fz_assert(l.reads == reads, "scan from %u read %u slots, the format %u", start,
+		  l.reads, reads);
+	if (want) {
+		fz_assert(ret == 1 && fz_streq(why, want),
+			  "scan from %u: %d \"%s\", the format: \"%s\"", start, ret, ret ? why : "",
+			  want);
+		return;
+	}
+	fz_assert(ret == 0, "scan from %u: %d \"%s\", the format: trailer at %u", start, ret,
+		  why, found);
+	fz_assert(r.slot == found && r.seq == seq && ressd_rec_start(&r) == start &&
+		  r.nr_data == fz_get16(fs_get(&l, found), 36) &&
+		  r.epoch >= min_epoch && r.epoch <= max_epoch &&
+		  !memcmp(buf, fs_get(&l, found), RESSD_BLOCK_SIZE),
+		  "scan from %u took slot %u seq %llu start %u, the format slot %u", start, r.slot,
+		  r.seq, ressd_rec_start(&r), found);
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	if (size < FR_HDR)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		fr_raw_record(data, size);
 		break;
@@ -301,8 +428,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	case 2:
 		fr_raw_sb(data, size);
 		break;
-	default:
+	case 3:
 		fr_sb_roundtrip(data, size);
+		break;
+	default:
+		fr_scan(data, size);
 		break;
 	}
 	return 0;

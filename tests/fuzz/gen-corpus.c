@@ -6,12 +6,17 @@
  *
  * A model writer builds log images with the project's own encoders
  * (ressd_sb_encode, ressd_rec_encode, ressd_csum) the way the target writes
- * them: format (copy B at generation 2, copy A at 1), a recovery that raises
- * the epoch, records at head that never wrap (a padding record of dead
- * entries fills the end of the log), a mover that frees the oldest records
- * and writes the checkpoint before any slot is reused.  Each image is
- * replayed through the same checks as fuzz-replay before it is written, and
- * its figures are printed: the seeds are real logs that replay deep.
+ * them (format version 2): format (copy B at generation 2, copy A at 1), a
+ * recovery that raises the epoch, records at head whose data blocks come
+ * first and whose trailer follows them, records that never wrap (a padding
+ * record of dead entries ends the lap with a trailer at the last slot), dead
+ * entries whose slots are not written (they keep what an earlier lap left,
+ * stale trailers included), a mover that frees the oldest records and
+ * writes the checkpoint (the start of the oldest live record) before any
+ * slot is reused.  Each image is replayed through the same checks as
+ * fuzz-replay before it is written, and its figures are printed: the seeds
+ * are real logs that replay deep.  fuzz-record gets their trailers and
+ * superblocks, and trailer scans over their chains.
  */
 #include <sys/stat.h>
 
@@ -32,9 +37,11 @@ struct gw {
 	u32 tail_rec;		/* oldest record not moved home */
 	bool no_room;		/* write without making room: a forged image */
 	struct {
-		u32 slot;
-		u32 len;
+		u32 slot;	/* its start: the first data slot, or the trailer */
+		u32 trailer;
+		u32 len;	/* nr_data + 1 */
 		u64 seq;
+		u64 epoch;
 	} rec[GW_MAX_REC];
 	u64 rng;
 };
@@ -141,12 +148,12 @@ static void gw_record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64
 		gw_checkpoint(w);
 	r.seq = w->seq;
 	r.epoch = w->sb.epoch;
-	r.slot = w->head;
+	r.slot = w->head + nd;	/* the trailer, after the data */
 	r.nr_data = nd;
 	r.nr_inval = ni;
 	gw_tail(w, &r.tail_slot, &r.tail_seq);
 	for (i = 0; i < nd; i++) {
-		u8 *data = fz_slot(&w->im, r.slot + 1 + i);
+		u8 *data = fz_slot(&w->im, w->head + i);
 
 		if (blocks[i] == RESSD_DEAD_BLOCK) {
 			e[i].csum = 0;	/* its data is not written */
@@ -165,16 +172,18 @@ static void gw_record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64
 	ressd_rec_encode(fz_slot(&w->im, r.slot), &w->lg, &r, e, inv);
 	if (w->nrec == GW_MAX_REC)
 		abort();
-	w->rec[w->nrec].slot = r.slot;
+	w->rec[w->nrec].slot = w->head;
+	w->rec[w->nrec].trailer = r.slot;
 	w->rec[w->nrec].len = 1 + nd;
 	w->rec[w->nrec].seq = r.seq;
+	w->rec[w->nrec].epoch = r.epoch;
 	w->nrec++;
 	w->used += 1 + nd;
 	w->seq++;
-	w->head = ressd_rec_next_slot(&w->lg, r.slot, nd);
+	w->head = ressd_rec_next_slot(&w->lg, r.slot);
 }
 
-/* A record as the writer makes it: preceded by padding at the end of the log. */
+/* A record as the writer makes it: padding first when it would not end by the last slot. */
 static void gw_append(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *inv_b,
 		      const u32 *inv_n, int torn)
 {
@@ -207,6 +216,48 @@ static void gw_append_random(struct gw *w, u32 max_data, int torn)
 	gw_append(w, nd, blocks, ni, inv_b, inv_n, torn);
 }
 
+/* Data slot @j of record @k gets @content (4 KiB) and its entry the checksum of it. */
+static void gw_set_data(struct gw *w, u32 k, u32 j, const u8 *content)
+{
+	u8 *t = fz_slot(&w->im, w->rec[k].trailer);
+
+	if (j + 1 >= w->rec[k].len)
+		abort();
+	memcpy(fz_slot(&w->im, w->rec[k].slot + j), content, RESSD_BLOCK_SIZE);
+	fz_put32(t, 64 + 12 * j + 8, ressd_csum(w->lg.nonce, content, RESSD_BLOCK_SIZE));
+	fz_put32(t, 8, ressd_block_csum(t, w->lg.nonce));
+}
+
+/* A trailer look-alike in @blk: a valid trailer for @slot of @nr_data dead entries. */
+static void gw_lookalike(struct gw *w, u8 *blk, u32 slot, u64 seq, u32 nr_data, u64 nonce)
+{
+	struct ressd_disk_entry dead[4];
+	struct ressd_disk_inval none[1] = { { 0, 0 } };
+	struct ressd_log_geo lg = w->lg;
+	struct ressd_rec r = { .seq = seq, .epoch = w->sb.epoch, .slot = slot,
+			       .nr_data = nr_data };
+	u32 i;
+
+	if (nr_data > 4)
+		abort();
+	for (i = 0; i < 4; i++) {
+		dead[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
+		dead[i].csum = 0;
+	}
+	lg.nonce = nonce;
+	ressd_rec_encode(blk, &lg, &r, dead, none);	/* not NULL: memcpy */
+}
+
+/* Slots from @from on, @n of them, whose block carries the record magic. */
+static u32 gw_magic_in(struct gw *w, u32 from, u32 n)
+{
+	u32 s, k = 0;
+
+	for (s = from; s < from + n && s < w->lg.nr_slots; s++)
+		k += fz_get64(fz_slot(&w->im, s), 0) == RESSD_REC_MAGIC;
+	return k;
+}
+
 /* ---- output ---- */
 
 static const char *replay_dir, *record_dir, *index_dir;
@@ -226,7 +277,84 @@ static void write_file(const char *dir, const char *name, const u8 *p, size_t n)
 	nr_files++;
 }
 
-/* fuzz-record seeds: every valid header of the image, in mode 0. */
+static void put_le64(u8 *p, u64 v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static void put_le16(u8 *p, u16 v)
+{
+	v = htole16(v);
+	memcpy(p, &v, 2);
+}
+
+/* The 26-byte fuzz-record header. */
+static void fr_header(u8 *buf, u8 mode, u8 flags, u32 slot, u32 nr_slots, u64 origin_blocks,
+		      u64 nonce)
+{
+	memset(buf, 0, 26);
+	buf[0] = mode;
+	buf[1] = flags;
+	fz_put32(buf, 2, slot);
+	fz_put32(buf, 6, nr_slots - 2);
+	put_le64(buf + 10, origin_blocks - 1);
+	put_le64(buf + 18, nonce);
+}
+
+/* A mode-4 input: its header and the scan's seq and epochs; blocks go after. */
+static size_t scan_begin(u8 *buf, u8 flags, u32 start, u32 nr_slots, u64 origin_blocks,
+			 u64 nonce, u64 seq, u64 min_epoch, u64 max_epoch)
+{
+	fr_header(buf, 4, flags, start, nr_slots, origin_blocks, nonce);
+	put_le64(buf + 26, seq);
+	put_le64(buf + 34, min_epoch);
+	put_le64(buf + 42, max_epoch);
+	return 50;
+}
+
+static size_t scan_block(u8 *buf, size_t pos, size_t cap, u32 dist, const u8 *blk)
+{
+	u32 len = RESSD_BLOCK_SIZE;
+
+	while (len && !blk[len - 1])
+		len--;
+	if (!len || pos + 4 + len > cap)
+		return pos;
+	put_le16(buf + pos, dist);
+	put_le16(buf + pos + 2, len);
+	memcpy(buf + pos + 4, blk, len);
+	return pos + 4 + len;
+}
+
+/*
+ * fuzz-record seeds, mode 4: the scan for a record that starts at @start,
+ * over the image's non-zero blocks from there (as many as fit).
+ */
+static void scan_seed(const char *name, struct gw *w, u32 start, u64 seq, u64 min_epoch)
+{
+	static u8 buf[4200];
+	char fname[256];
+	size_t pos;
+	u32 d, nb = 0;
+
+	pos = scan_begin(buf, 0, start, w->lg.nr_slots, w->lg.origin_blocks, w->lg.nonce, seq,
+			 min_epoch, w->sb.epoch);
+	for (d = 0; start + d < w->lg.nr_slots && d <= RESSD_REC_MAX_ITEMS && nb < 16; d++) {
+		size_t next = scan_block(buf, pos, sizeof(buf), d, fz_slot(&w->im, start + d));
+
+		nb += next != pos;
+		pos = next;
+	}
+	snprintf(fname, sizeof(fname), "scan-%s-%u-%llu", name, start, seq % 1000);
+	write_file(record_dir, fname, buf, pos);
+}
+
+/*
+ * fuzz-record seeds: every valid trailer of the image (mode 0), its
+ * superblock copy A (mode 2), and scans from the starts of its last
+ * records and from head (mode 4).
+ */
 static void record_seeds(const char *name, struct gw *w)
 {
 	static u8 buf[26 + RESSD_BLOCK_SIZE];
@@ -236,18 +364,10 @@ static void record_seeds(const char *name, struct gw *w)
 
 	for (s = 0; s < w->lg.nr_slots && n < 4; s++) {
 		const u8 *h = fz_slot(&w->im, s);
-		u64 v;
 
 		if (ressd_rec_decode(h, &w->lg, s, &r))
 			continue;
-		memset(buf, 0, 26);
-		buf[0] = 0;
-		fz_put32(buf, 2, s);
-		fz_put32(buf, 6, w->lg.nr_slots - 2);
-		v = htole64(w->lg.origin_blocks - 1);
-		memcpy(buf + 10, &v, 8);
-		v = htole64(w->lg.nonce);
-		memcpy(buf + 18, &v, 8);
+		fr_header(buf, 0, 0, s, w->lg.nr_slots, w->lg.origin_blocks, w->lg.nonce);
 		len = RESSD_BLOCK_SIZE;
 		while (len && !h[len - 1])
 			len--;
@@ -270,6 +390,9 @@ static void record_seeds(const char *name, struct gw *w)
 		snprintf(fname, sizeof(fname), "sb-%s", name);
 		write_file(record_dir, fname, sbbuf, sizeof(sbbuf));
 	}
+	for (s = w->nrec > 2 ? w->nrec - 2 : 0; s < w->nrec; s++)
+		scan_seed(name, w, w->rec[s].slot, w->rec[s].seq, s ? w->rec[s - 1].epoch : 0);
+	scan_seed(name, w, w->head, w->seq, w->nrec ? w->rec[w->nrec - 1].epoch : 0);
 }
 
 static void emit(const char *name, struct gw *w, const char *want_stop, u64 want_bad)
@@ -312,6 +435,60 @@ static void emit(const char *name, struct gw *w, const char *want_stop, u64 want
 		write_file(replay_dir, fname, out, n);
 	}
 	fz_image_free(&w->im);
+}
+
+/*
+ * fuzz-record, mode 4, by hand: scans over logs larger than fuzz-replay's,
+ * where RESSD_REC_MAX_ITEMS bounds the range before the end of the log.
+ */
+static void scan_seeds(void)
+{
+	static u8 buf[4200], blk[RESSD_BLOCK_SIZE];
+	struct ressd_disk_entry e[RESSD_REC_MAX_ITEMS];
+	struct ressd_disk_inval none[1] = { { 0, 0 } };
+	struct ressd_log_geo lg = { .nonce = 0x5ca7, .nr_slots = 1000, .origin_blocks = 5000 };
+	const u32 max = RESSD_REC_MAX_ITEMS;
+	struct ressd_rec r = { .seq = 77, .epoch = 4, .slot = 10 + max, .nr_data = max,
+			       .tail_slot = 10, .tail_seq = 77 };
+	size_t pos;
+	u32 i, start;
+
+	for (i = 0; i < max; i++) {
+		e[i].block = cpu_to_le64(i % 3 ? i : RESSD_DEAD_BLOCK);
+		e[i].csum = cpu_to_le32(i);
+	}
+	ressd_rec_encode(blk, &lg, &r, e, none);
+	/* The largest record: its trailer is the scan's last slot; one start
+	 * later it is out of reach; near the end of the log the range is cut. */
+	for (start = 9; start <= 10; start++) {
+		char fname[64];
+
+		pos = scan_begin(buf, 0, start, lg.nr_slots, lg.origin_blocks, lg.nonce, 77, 3, 4);
+		pos = scan_block(buf, pos, sizeof(buf), 10 + max - start, blk);
+		snprintf(fname, sizeof(fname), "scan-max-%u", start);
+		write_file(record_dir, fname, buf, pos);
+	}
+	pos = scan_begin(buf, 0, lg.nr_slots - 3, lg.nr_slots, lg.origin_blocks, lg.nonce, 77, 3,
+			 4);
+	pos = scan_block(buf, pos, sizeof(buf), 2, blk);
+	write_file(record_dir, "scan-end", buf, pos);
+
+	/* Near misses before the trailer, and the fix-up flags to change them. */
+	pos = scan_begin(buf, 0x07, 500, lg.nr_slots, lg.origin_blocks, lg.nonce, 9, 1, 2);
+	for (i = 0; i < 4; i++) {
+		r = (struct ressd_rec){ .seq = i == 1 ? 8 : 9, .epoch = i == 2 ? 3 : 2,
+					.slot = 501 + i, .nr_data = i == 3 ? 3 : 0 };
+		ressd_rec_encode(blk, &lg, &r, e, none);
+		pos = scan_block(buf, pos, sizeof(buf), 1 + i, blk);
+	}
+	r = (struct ressd_rec){ .seq = 9, .epoch = 2, .slot = 506, .nr_data = 6 };
+	ressd_rec_encode(blk, &lg, &r, e, none);
+	pos = scan_block(buf, pos, sizeof(buf), 6, blk);
+	write_file(record_dir, "scan-misses", buf, pos);
+	buf[1] = 0;
+	write_file(record_dir, "scan-misses-raw", buf, pos);
+	buf[1] = 0x30;			/* the third read fails */
+	write_file(record_dir, "scan-ioerror", buf, pos);
 }
 
 /* fuzz-index: operation sequences (see fuzz-index.c for the encoding). */
@@ -414,7 +591,7 @@ int main(int argc, char **argv)
 {
 	static struct gw w;
 	u64 b[RESSD_REC_MAX_ITEMS], ib[2];
-	u32 in[2], i, s6, len6;
+	u32 in[2], i, j, k, s6, len6;
 	u64 seq6;
 
 	if (argc != 4) {
@@ -431,7 +608,7 @@ int main(int argc, char **argv)
 
 	/* A freshly formatted and recovered log. */
 	gw_init(&w, 16, 64, 1);
-	emit("empty", &w, "no record magic", 0);
+	emit("empty", &w, "no record trailer", 0);
 
 	/* A few records, one block overwritten. */
 	gw_init(&w, 32, 64, 2);
@@ -441,7 +618,7 @@ int main(int argc, char **argv)
 	gw_append(&w, 1, b, 0, NULL, NULL, -1);
 	b[0] = 6;
 	gw_append(&w, 1, b, 0, NULL, NULL, -1);
-	emit("few-records", &w, "no record magic", 0);
+	emit("few-records", &w, "no record trailer", 0);
 
 	/* Invalidations: a direct write over logged blocks, then newer entries. */
 	gw_init(&w, 32, 128, 3);
@@ -453,16 +630,16 @@ int main(int argc, char **argv)
 	gw_append(&w, 2, b, 1, ib, in, -1);
 	ib[0] = 13, in[0] = 1;
 	gw_append(&w, 0, b, 1, ib, in, -1);
-	emit("invalidations", &w, "no record magic", 0);
+	emit("invalidations", &w, "no record trailer", 0);
 
-	/* Dead entries, a header-only record. */
+	/* Dead entries, a trailer-only record. */
 	gw_init(&w, 20, 32, 4);
 	b[0] = 1, b[1] = RESSD_DEAD_BLOCK, b[2] = 3;
 	gw_append(&w, 3, b, 0, NULL, NULL, -1);
 	gw_append(&w, 0, b, 0, NULL, NULL, -1);
 	b[0] = RESSD_DEAD_BLOCK, b[1] = 1;
 	gw_append(&w, 2, b, 0, NULL, NULL, -1);
-	emit("dead-entries", &w, "no record magic", 0);
+	emit("dead-entries", &w, "no record trailer", 0);
 
 	/* A torn last record: one data block never reached the medium. */
 	gw_init(&w, 32, 64, 5);
@@ -470,7 +647,7 @@ int main(int argc, char **argv)
 	gw_append(&w, 2, b, 0, NULL, NULL, -1);
 	b[0] = 2, b[1] = 3, b[2] = 4;
 	gw_append(&w, 3, b, 0, NULL, NULL, 0);
-	emit("torn-last", &w, "no record magic", 1);
+	emit("torn-last", &w, "no record trailer", 1);
 
 	/* Wrapped several times, padding records, checkpoints. */
 	gw_init(&w, 24, 40, 6);
@@ -489,8 +666,9 @@ int main(int argc, char **argv)
 	emit("newer-checkpoint", &w, NULL, 0);
 
 	/*
-	 * Record 6 lost, 7 survived; recovery raised the epoch; a new record 6
-	 * of the same length ends where the stale 7 lies.
+	 * Record 6 lost its trailer, 7 survived; recovery raised the epoch; a
+	 * new record 6 of the same length, so that the chain goes on exactly
+	 * where the stale 7 starts: only its epoch refuses it.
 	 */
 	gw_init(&w, 64, 32, 8);
 	for (i = 0; i < 7; i++) {
@@ -531,7 +709,7 @@ int main(int argc, char **argv)
 	ib[1] = 0, in[1] = U32_MAX;
 	b[0] = RESSD_MAX_BLOCK, b[1] = 0;
 	gw_append(&w, 2, b, 2, ib, in, -1);
-	emit("huge-origin", &w, "no record magic", 0);
+	emit("huge-origin", &w, "no record trailer", 0);
 
 	/* The newest superblock copy is torn: the older one is used. */
 	gw_init(&w, 32, 64, 11);
@@ -556,16 +734,16 @@ int main(int argc, char **argv)
 		b[i] = 105 + i;
 	ib[0] = 110, in[0] = 3;
 	gw_append(&w, 10, b, 1, ib, in, -1);
-	emit("extents", &w, "no record magic", 0);
+	emit("extents", &w, "no record trailer", 0);
 
 	/*
-	 * Forged: a record of dead entries (data not written) whose slots run
-	 * over the header of the chain's first record: one slot more than the
-	 * log.
+	 * Forged: a record of dead entries (data not written) whose trailer
+	 * lands on the (dead, unwritten) first data slot of the chain's first
+	 * record: one slot more than the log.
 	 */
 	gw_init(&w, 16, 64, 15);
 	for (i = 0; i < 4; i++) {
-		b[0] = 2 * i, b[1] = 2 * i + 1;
+		b[0] = i == 1 ? RESSD_DEAD_BLOCK : 2 * i, b[1] = 2 * i + 1;
 		gw_append(&w, 2, b, 0, NULL, NULL, -1);
 	}
 	gw_move(&w);
@@ -583,7 +761,144 @@ int main(int argc, char **argv)
 	gw_checkpoint(&w);
 	for (i = 0; i < 4; i++)
 		gw_append_random(&w, 4, -1);
-	emit("high-seq", &w, "no record magic", 0);
+	emit("high-seq", &w, "no record trailer", 0);
+
+	/*
+	 * Stale trailers of an earlier lap inside records whose dead entries
+	 * were not written: the scan skips them and takes the record's own.
+	 */
+	gw_init(&w, 24, 32, 16);
+	for (i = 0; i < 14; i++) {
+		b[0] = i % 32;
+		gw_append(&w, i % 2, b, 0, NULL, NULL, -1);
+	}
+	for (i = 0, k = 0; i < 3; i++) {
+		for (j = 0; j < 5; j++)
+			b[j] = RESSD_DEAD_BLOCK;
+		if (w.head + 6 <= w.lg.nr_slots)
+			k += gw_magic_in(&w, w.head, 5);
+		gw_append(&w, 5, b, 0, NULL, NULL, -1);
+		b[0] = 20 + i;
+		gw_append(&w, 1, b, 0, NULL, NULL, -1);
+	}
+	if (k < 2)
+		fz_fail("stale-in-range: %u stale trailers in dead slots", k);
+	emit("stale-in-range", &w, NULL, 0);
+
+	/*
+	 * Data blocks that look like trailers (user data is arbitrary): a valid
+	 * trailer of another seq, a broken one, one of another slot, one of
+	 * this seq and epoch with another start, another volume's.  The scan
+	 * skips them, replay maps them as the data they are.
+	 */
+	gw_init(&w, 32, 64, 17);
+	b[0] = 1, b[1] = 2;
+	gw_append(&w, 2, b, 0, NULL, NULL, -1);
+	for (j = 0; j < 5; j++)
+		b[j] = 10 + j;
+	gw_append(&w, 5, b, 0, NULL, NULL, -1);
+	{
+		static u8 blk[RESSD_BLOCK_SIZE];
+		u32 s1 = w.rec[1].slot;
+
+		gw_lookalike(&w, blk, s1, w.rec[1].seq + 3, 0, w.lg.nonce);
+		gw_set_data(&w, 1, 0, blk);
+		gw_lookalike(&w, blk, s1 + 1, w.rec[1].seq, 0, w.lg.nonce);
+		blk[300] ^= 8;
+		gw_set_data(&w, 1, 1, blk);
+		gw_lookalike(&w, blk, s1 + 3, w.rec[1].seq, 0, w.lg.nonce);
+		gw_set_data(&w, 1, 2, blk);
+		gw_lookalike(&w, blk, s1 + 3, w.rec[1].seq, 1, w.lg.nonce);
+		gw_set_data(&w, 1, 3, blk);
+		gw_lookalike(&w, blk, s1 + 4, w.rec[1].seq, 0, w.lg.nonce ^ 1);
+		gw_set_data(&w, 1, 4, blk);
+	}
+	b[0] = 12;
+	gw_append(&w, 1, b, 0, NULL, NULL, -1);
+	emit("magic-data", &w, "no record trailer", 0);
+
+	/*
+	 * A torn record: its data is on the medium, one block a broken trailer
+	 * look-alike, its trailer is not: that block is the first near miss.
+	 */
+	gw_init(&w, 32, 64, 18);
+	b[0] = 1, b[1] = 2;
+	gw_append(&w, 2, b, 0, NULL, NULL, -1);
+	b[0] = 3, b[1] = 4, b[2] = 5;
+	gw_append(&w, 3, b, 0, NULL, NULL, -1);
+	{
+		static u8 blk[RESSD_BLOCK_SIZE];
+
+		gw_lookalike(&w, blk, w.rec[1].slot + 1, w.rec[1].seq, 0, w.lg.nonce);
+		blk[64] ^= 1;
+		gw_set_data(&w, 1, 1, blk);
+		memset(fz_slot(&w.im, w.rec[1].trailer), 0, RESSD_BLOCK_SIZE);
+	}
+	emit("torn-lookalike", &w, "bad record checksum", 0);
+
+	/* A lost trailer, the records after it on the medium: the chain ends there. */
+	gw_init(&w, 32, 64, 19);
+	for (i = 0; i < 5; i++) {
+		b[0] = 2 * i, b[1] = 2 * i + 1;
+		gw_append(&w, i % 3, b, 0, NULL, NULL, -1);
+	}
+	memset(fz_slot(&w.im, w.rec[2].trailer), 0, RESSD_BLOCK_SIZE);
+	emit("lost-trailer", &w, "sequence break", 0);
+
+	/*
+	 * The end of the log: a record that ends exactly at the last slot, the
+	 * next at slot 0 (the mover made room); then a trailer alone at the
+	 * last slot (padding of no entries) before slot 0.
+	 */
+	gw_init(&w, 16, 64, 20);
+	b[0] = 1, b[1] = 2, b[2] = 3, b[3] = 4, b[4] = 5, b[5] = 6;
+	gw_append(&w, 3, b, 0, NULL, NULL, -1);
+	gw_append(&w, 4, b + 1, 0, NULL, NULL, -1);
+	gw_append(&w, 6, b, 0, NULL, NULL, -1);
+	if (w.rec[2].trailer != 15 || w.head != 0)
+		fz_fail("last-slot: trailer at %u, head %u", w.rec[2].trailer, w.head);
+	gw_append(&w, 2, b + 3, 0, NULL, NULL, -1);
+	emit("last-slot", &w, "sequence break", 0);
+
+	gw_init(&w, 16, 64, 21);
+	for (i = 0; i < 8; i++)
+		b[i] = 40 + i;
+	gw_append(&w, 6, b, 0, NULL, NULL, -1);
+	gw_append(&w, 7, b, 0, NULL, NULL, -1);
+	gw_append(&w, 2, b + 2, 0, NULL, NULL, -1);	/* after a padding trailer at 15 */
+	if (w.rec[2].trailer != 15 || w.rec[2].len != 1 || w.rec[3].slot != 0)
+		fz_fail("pad-alone: no trailer alone at the last slot");
+	emit("pad-alone", &w, NULL, 0);
+
+	/*
+	 * Record 6 lost, 7 survived; recovery raised the epoch; a new record 6
+	 * of the same length, then a new record 7 one block longer whose dead
+	 * (unwritten) last data slot still holds the stale trailer 7: same seq,
+	 * same start, an older epoch.  The scan must pass it and take the new one.
+	 */
+	gw_init(&w, 64, 32, 22);
+	for (i = 0; i < 7; i++) {
+		for (k = 0; k < 2; k++)
+			b[k] = (i * 2 + k) % 32;
+		gw_append(&w, 2, b, 0, NULL, NULL, -1);
+	}
+	s6 = w.rec[5].slot;
+	len6 = w.rec[5].len - 1;
+	seq6 = w.rec[5].seq;
+	memset(fz_slot(&w.im, w.rec[5].trailer), 0, RESSD_BLOCK_SIZE);
+	w.nrec = 5;
+	w.head = s6;
+	w.seq = seq6;
+	w.used -= 2 * (1 + len6);
+	w.sb.epoch++;
+	gw_checkpoint(&w);
+	b[0] = 30, b[1] = 31;
+	gw_append(&w, len6, b, 0, NULL, NULL, -1);
+	b[0] = 28, b[1] = 29, b[2] = RESSD_DEAD_BLOCK;
+	if (fz_get64(fz_slot(&w.im, w.head + 2), 0) != RESSD_REC_MAGIC)
+		fz_fail("stale-epoch-in-range: no stale trailer at %u", w.head + 2);
+	gw_append(&w, 3, b, 0, NULL, NULL, -1);
+	emit("stale-epoch-in-range", &w, "no record trailer", 0);
 
 	/* fuzz-record: structured inputs for the round-trip modes. */
 	{
@@ -603,6 +918,7 @@ int main(int argc, char **argv)
 			write_file(record_dir, fname, buf, sizeof(buf));
 		}
 	}
+	scan_seeds();
 	index_seeds(&w);
 	printf("gen-corpus: %u files in %s, %s and %s\n", nr_files, replay_dir, record_dir,
 	       index_dir);

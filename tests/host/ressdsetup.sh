@@ -13,8 +13,10 @@
 #  - status --from-line on canned status and table lines; open, close and
 #    status against a stand-in dmsetup that records its arguments;
 #  - check and dump on logs written by tools/ressdsetup/tests/ressd-mklog
-#    (valid, wrapped, torn, corrupt, stale, full, bad superblocks, a bad
-#    checkpoint): exit codes, the chain's end and its reason, and dump's
+#    in on-disk format 2 (data blocks, then their record's trailer): valid,
+#    wrapped, a lost trailer, torn, corrupt, misplaced and stale trailers,
+#    the edge of the search for a trailer, full, bad superblocks, a bad
+#    checkpoint: exit codes, the chain's end and its reason, and dump's
 #    mapping against the one the generator kept;
 #  - check and dump against the kernel's own replay: the seed logs of
 #    tests/fuzz (gen-corpus replays each with dm-ressd-meta.c, compiled
@@ -411,7 +413,7 @@ run_scenario() {
 		<(grep '^map ' "$exp") >"$tmp/map.diff" ||
 		{ head -20 "$tmp/map.diff"; fail "$s (seed $seed): dump's mapping differs from the generator's"; }
 	if [ "$stop" != "the chain fills the log" ]; then
-		{ grep -qF "where seq" "$tmp/check" && grep -qF ": $stop" "$tmp/check"; } ||
+		{ grep -qF "where the record of seq" "$tmp/check" && grep -qF ": $stop" "$tmp/check"; } ||
 			{ cat "$tmp/check"; fail "$s: check does not say where and why the chain stops ($stop)"; }
 	fi
 	"$tool" dump "$d" >"$tmp/dump.txt" 2>/dev/null || fail "$s: dump (text)"
@@ -427,48 +429,76 @@ truncate -s 8M "$sdev"
 truncate -s 1M "$slog"
 "$tool" format "$sdev" --log-device "$slog" --log-offset 16K --reserved 128K --batch >/dev/null || fail "format $sdev"
 for d in "$gdev" "$sdev"; do
-	for s in empty basic newer-checkpoint stale-future stale-beyond full torn-data data-rot torn-header corrupt-middle \
-		sb-one-bad sb-both-bad sb-geometry bad-checkpoint; do
+	for s in empty basic newer-checkpoint lost-trailer misplaced-trailer stale-future stale-beyond full torn-data \
+		data-rot torn-trailer corrupt-middle sb-one-bad sb-both-bad sb-geometry format-1 bad-checkpoint; do
 		run_scenario $s "$d" 7
 	done
 done
 ok "check and dump on generated logs, one device and a separate log: exit codes, the chain's end, dump's mapping = the generator's"
+# The search for a record's trailer reaches RESSD_REC_MAX_ITEMS (336) slots
+# beyond its start, no further: a log of 510 slots.
+wdev=$tmp/gen-window.img
+truncate -s 16M "$wdev"
+"$tool" format "$wdev" --reserved 2M --batch >/dev/null || fail "format $wdev"
+run_scenario window-edge "$wdev" 3
+[ "$(jq -r '"\(.replay.stop)|\(.replay.stop_slot)|\(.replay.stop_miss_slot)"' "$tmp/dump.json")" = "sequence break|6|342" ] ||
+	{ jq .replay "$tmp/dump.json"; fail "window-edge: the stale trailer 336 slots on is not where the chain stops"; }
+run_scenario window-beyond "$wdev" 3
+[ "$(jq -r '"\(.replay.stop)|\(.replay.stop_slot)|\(.replay.stop_miss_slot)"' "$tmp/dump.json")" = "no record trailer|6|null" ] ||
+	{ jq .replay "$tmp/dump.json"; fail "window-beyond: replay looked more than 336 slots beyond the start"; }
+grep -q "a normal end: slots 6..342 hold no record trailer of this log" "$tmp/check" ||
+	{ cat "$tmp/check"; fail "window-beyond: check's words"; }
+ok "the search for a trailer: a stale one 336 slots beyond the start ends the chain, one 337 slots on is not looked at"
 stops=
 for seed in $(seq 1 12); do
 	run_scenario wrap "$sdev" "$seed"
 	stops+="$(sed -n 's/^stop //p' "$tmp/expect")|"
 done
-case $stops in *"no record magic"*) ;; *) fail "wrap: no seed ended at 'no record magic'" ;; esac
+# (After a lap the last slot always holds a trailer, so the search from a
+# wrapped chain's end finds an earlier lap's trailer: a sequence break.)
+case $stops in *"sequence break"*) ;; *) fail "wrap: no seed ended at an earlier lap's trailer" ;; esac
 case $stops in *"the chain fills the log"*) ;; *) fail "wrap: no seed ended with a full log" ;; esac
 for d in "$gdev" "$sdev"; do
 	run_scenario laps "$d" 5
 	[ "$(sed -n 's/^stop //p' "$tmp/expect")" = "sequence break" ] || fail "laps: the chain does not end at an earlier lap's record"
 	grep -q "record seq [0-9]* of epoch 1, of an earlier lap: a normal end" "$tmp/check" || { cat "$tmp/check"; fail "laps: check's words"; }
 done
-ok "wrapped logs: 12 seeds of random records (padding, checkpoints before reuse; ends at data and with a full log), and laps that end at an earlier lap's record"
+ok "wrapped logs: 12 seeds of random records (padding, checkpoints before reuse; ends at an earlier lap's trailer and with a full log), and laps that end at an earlier lap's record"
 
 # What check says in words, for a few.
 "$mklog" gen corrupt-middle "$sdev" --expect "$tmp/expect" || fail gen
 "$tool" check "$sdev" >"$tmp/check"
-{ grep -q "PROBLEM: the record header at slot 8 is torn or corrupt (bad checksum)" "$tmp/check" &&
-	grep -q "PROBLEM: 3 records of the current life lie beyond the end of the chain (the first: seq 4 at slot 12" "$tmp/check"; } ||
+{ grep -q "the chain ends at slot 8, where the record of seq 3 would start: bad record checksum" "$tmp/check" &&
+	grep -q "PROBLEM: the record trailer at slot 11 is torn or corrupt (bad checksum), or data that looks like a trailer" "$tmp/check" &&
+	grep -q "PROBLEM: 3 records of the current life lie beyond the end of the chain (the first: seq 4 at slots 12..15" "$tmp/check"; } ||
 	{ cat "$tmp/check"; fail "corrupt-middle: check's words"; }
 "$mklog" gen torn-data "$sdev" --expect "$tmp/expect" || fail gen
 "$tool" check "$sdev" >"$tmp/check"
-grep -q "PROBLEM: torn entry: record seq 2 at slot 4, entry 1 (block 11, slot 6)" "$tmp/check" ||
+grep -q "PROBLEM: torn entry: record seq 2 at slots 4..7, entry 1 (block 11, slot 5)" "$tmp/check" ||
 	{ cat "$tmp/check"; fail "torn-data: check's words"; }
 "$mklog" gen stale-future "$sdev" --expect "$tmp/expect" || fail gen
 "$tool" check "$sdev" >"$tmp/check"
 grep -q "a record left from before the last recovery" "$tmp/check" || { cat "$tmp/check"; fail "stale-future: check's words"; }
 "$mklog" gen stale-beyond "$sdev" --expect "$tmp/expect" || fail gen
 "$tool" check "$sdev" >"$tmp/check"
-{ grep -q "where seq 7 would be: sequence break" "$tmp/check" &&
-	grep -q "(the slot holds record seq 8 of epoch 1, from before the last recovery" "$tmp/check"; } ||
+{ grep -q "where the record of seq 7 would start: sequence break" "$tmp/check" &&
+	grep -q "holds record seq 8 of epoch 1, from before the last recovery" "$tmp/check"; } ||
 	{ cat "$tmp/check"; fail "stale-beyond: check's words"; }
+"$mklog" gen lost-trailer "$sdev" --expect "$tmp/expect" || fail gen
+"$tool" check "$sdev" >"$tmp/check" || { cat "$tmp/check"; fail "lost-trailer: check is not clean"; }
+grep -q "the chain ends at slot 16, where the record of seq 5 would start: no record trailer" "$tmp/check" ||
+	{ cat "$tmp/check"; fail "lost-trailer: check's words"; }
+"$mklog" gen misplaced-trailer "$sdev" --expect "$tmp/expect" || fail gen
+"$tool" check "$sdev" >"$tmp/check"
+grep -q "PROBLEM: the record trailer at slot 8 has the sequence number the chain wants, but its data starts at slot 7, not 6" "$tmp/check" ||
+	{ cat "$tmp/check"; fail "misplaced-trailer: check's words"; }
 "$mklog" gen bad-checkpoint "$sdev" --expect "$tmp/expect" || fail gen
 expect_fail 4 '"Log checkpoint does not match the log"' "$tool" check "$sdev"
 "$mklog" gen sb-both-bad "$sdev" --expect "$tmp/expect" || fail gen
 expect_fail 4 'no valid superblock: dm-ressd refuses the log with "Bad superblock checksum"' "$tool" check "$sdev"
+"$mklog" gen format-1 "$sdev" --expect "$tmp/expect" || fail gen
+expect_fail 4 'no valid superblock: dm-ressd refuses the log with "Unsupported on-disk format version"' "$tool" check "$sdev"
+grep -qF "(format version 1, supported 2..2)" "$tmp/out" || { cat "$tmp/out"; fail "format-1: check's words"; }
 "$mklog" gen sb-geometry "$sdev" --expect "$tmp/expect" || fail gen
 expect_fail 4 '"Superblock geometry does not match the table"' "$tool" check "$sdev"
 expect_fail 4 "label: no ressd label" "$tool" check "$sw"
@@ -476,7 +506,7 @@ expect_fail 8 "cannot open" "$tool" check "$tmp/nonexistent"
 expect_fail 8 "cannot open" "$tool" check "$sdev" --log-device "$tmp/nonexistent"
 expect_fail 16 "give a device with a ressd label" "$tool" check
 expect_fail 16 "unknown option" "$tool" check "$sdev" --frob
-ok "check's words for a corrupt header, lost records, a torn entry, stale records; exit 4, 8 and 16"
+ok "check's words for a corrupt trailer, lost records, a torn entry, stale records, a lost and a misplaced trailer, a format-1 log; exit 4, 8 and 16"
 
 # ---- against the kernel's replay: tests/fuzz's seed logs ----
 fz=$tmp/fuzz
@@ -499,7 +529,10 @@ while read -r name want; do
 	[ "$mine" = "$want" ] || fail "seed log $name: ressdsetup finds $mine, the kernel's replay $want (sb|records|entries|torn|invalidated|mapped|used|stop)"
 	"$tool" check --log-device "$tmp/seed.img" --log-offset "$off" >"$tmp/check" 2>&1
 	rc=$?
-	case $name in torn-last | torn-superblock | overrun) want_rc=1 ;; *) want_rc=0 ;; esac
+	# Problems for check: torn entries, a damaged superblock copy, a chain
+	# longer than the log, a broken trailer (or a look-alike in data: check
+	# cannot tell) where the chain ends, records beyond a lost trailer.
+	case $name in torn-last | torn-superblock | overrun | torn-lookalike | lost-trailer) want_rc=1 ;; *) want_rc=0 ;; esac
 	[ $rc -eq $want_rc ] || { cat "$tmp/check"; fail "check of the seed log $name exited $rc, expected $want_rc"; }
 	n=$((n + 1))
 done < <(sed -nE 's/^ +([a-z-]+) .* sb (-?[0-9]+), +([0-9]+) records +([0-9]+) entries +([0-9]+) torn +([0-9]+) invalidated +([0-9]+) mapped +[0-9]+ extents, used +([0-9]+), stop: (.*)$/\1 \2|\3|\4|\5|\6|\7|\8|\9/p' "$fz/seeds.txt")

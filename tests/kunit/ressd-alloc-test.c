@@ -9,8 +9,9 @@
  * the room kept for invalidations.  The randomized case drives reservations,
  * seals, record completions and mover frees in random order on random
  * geometries and checks after every step that: a reservation's slots follow
- * its record's header and the record's earlier slots, and never run past
- * the end of the log; the head is the end of the last reservation; the
+ * the record's earlier slots and leave room for its trailer before the end
+ * of the log; a sealed record's trailer follows its data; the head is the
+ * end of the last reservation (or after the trailer it sealed); the
  * count of used slots equals the slots of all records not yet freed, which
  * lie one after the other from the tail; a refusal happens only when the
  * log (minus the invalidation reserve) has no room, a deferral only when no
@@ -27,8 +28,8 @@
 #define T_MAX_RECS	4096
 
 struct t_rec {
-	u32 slot;
-	u32 size;	/* header + data slots */
+	u32 start;
+	u32 size;	/* data + trailer slots */
 };
 
 struct t_alloc {
@@ -101,10 +102,10 @@ static bool t_complete(struct t_alloc *t)
 	r = list_first_entry_or_null(&rc->sealed, struct ressd_record, list);
 	if (r) {
 		list_del(&r->list);
-		rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+		rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
 		rc->pend_slots -= 1 + r->nr_data;
 		t->fifo[(t->first + t->nr_fifo++) % T_MAX_RECS] =
-			(struct t_rec){ r->slot, 1 + r->nr_data };
+			(struct t_rec){ r->start, 1 + r->nr_data };
 		bio_list_init(&r->bios);
 		list_add(&r->list, &rc->free_recs);
 	}
@@ -123,7 +124,7 @@ static bool t_free(struct t_alloc *t)
 	r = &t->fifo[t->first];
 	spin_lock_irq(&rc->lock);
 	rc->used -= r->size;
-	rc->tail_slot = ressd_rec_next_slot(&rc->lg, r->slot, r->size - 1);
+	rc->tail_slot = ressd_rec_next_slot(&rc->lg, r->start + r->size - 1);
 	spin_unlock_irq(&rc->lock);
 	t->first = (t->first + 1) % T_MAX_RECS;
 	t->nr_fifo--;
@@ -147,24 +148,28 @@ static const char *t_check(struct t_alloc *t)
 	for (i = 0; i < t->nr_fifo && !why; i++) {
 		struct t_rec *f = &t->fifo[(t->first + i) % T_MAX_RECS];
 
-		if (f->slot != at)
+		if (f->start != at)
 			why = "a written record is not where the previous one ended";
-		at = ressd_rec_next_slot(&rc->lg, f->slot, f->size - 1);
+		at = ressd_rec_next_slot(&rc->lg, f->start + f->size - 1);
 		sum += f->size;
 	}
 	list_for_each_entry(r, &rc->sealed, list) {
-		if (!why && r->slot != at)
+		if (!why && r->start != at)
 			why = "a sealed record is not where the previous one ended";
-		if (!why && (u64)r->slot + 1 + r->nr_data > rc->lg.nr_slots)
+		if (!why && r->slot != r->start + r->nr_data)
+			why = "a sealed record's trailer does not follow its data";
+		if (!why && r->slot >= rc->lg.nr_slots)
 			why = "a sealed record runs past the end of the log";
-		at = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+		at = ressd_rec_next_slot(&rc->lg, r->slot);
 		sum += 1 + r->nr_data;
 	}
 	if (rc->open) {
 		r = rc->open;
-		if (!why && r->slot != at)
+		if (!why && r->start != at)
 			why = "the open record is not where the previous one ended";
-		at = ressd_rec_next_slot(&rc->lg, r->slot, r->nr_data);
+		if (!why && r->start + r->nr_data >= rc->lg.nr_slots)
+			why = "the open record leaves no slot for its trailer";
+		at = r->start + r->nr_data;
 		sum += 1 + r->nr_data;
 	}
 	if (!why && sum != rc->used)
@@ -183,19 +188,20 @@ static void ressd_alloc_test_directed(struct kunit *test)
 	struct t_alloc *t = t_setup(test, 20, 32);
 	u32 i;
 
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 1U);	/* header at 0 */
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 2), 2U);	/* packed: 2, 3 */
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 5U);	/* full: header at 4 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);	/* data from 0 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 2), 1U);	/* packed: 1, 2 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 4U);	/* full: trailer at 3 */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 4), RESSD_NO_SLOT);	/* > a record */
 	KUNIT_EXPECT_NULL(test, t_check(t));
-	t_seal(t);
+	t_seal(t);					/* trailer at 5 */
 	KUNIT_EXPECT_EQ(test, t->rc->head, 6U);
 	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);
 	/* Slots 6..11 taken, 12 + the 8 kept for invalidations = 20. */
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 7U);
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 11U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 6U);	/* trailer at 9 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 10U);	/* its trailer counted */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_NO_SLOT);
 	KUNIT_EXPECT_EQ(test, t->rc->used, 12U);
+	KUNIT_EXPECT_EQ(test, t->rc->head, 11U);
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	/* Written and moved home: the log is empty, head at 12. */
 	t_seal(t);
@@ -204,12 +210,13 @@ static void ressd_alloc_test_directed(struct kunit *test)
 	while (t_free(t))
 		;
 	KUNIT_EXPECT_EQ(test, t->rc->used, 0U);
+	KUNIT_EXPECT_EQ(test, t->rc->head, 12U);
 	KUNIT_EXPECT_NULL(test, t_check(t));
-	/* 12: header, 13..15; 16: header, 17..19 ends the log exactly. */
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 13U);
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 17U);
+	/* 12..14, trailer 15; 16..18, trailer 19 ends the log exactly. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 12U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 16U);
 	KUNIT_EXPECT_EQ(test, t->rc->head, 0U);
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 1U);	/* wrapped */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);	/* wrapped */
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	t_seal(t);
 	while (t_complete(t))
@@ -218,15 +225,15 @@ static void ressd_alloc_test_directed(struct kunit *test)
 		;
 	/* Head 2: 2..5, 6..9, 10..13, 14..17; then 3 do not fit in 18..19. */
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 3 + 4 * i);
+		KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 2 + 4 * i);
 		t_seal(t);
 		t_complete(t);
 		t_free(t);
 	}
 	KUNIT_EXPECT_EQ(test, t->rc->head, 18U);
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 1U);	/* padding 18..19 */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 0U);	/* padding 18, 19 */
 	KUNIT_EXPECT_NULL(test, t_check(t));
-	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);		/* 2 padding + 4 */
+	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);		/* 2 padding + 3 + 1 */
 	t_teardown(t);
 }
 
@@ -237,13 +244,13 @@ static void ressd_alloc_test_defer(struct kunit *test)
 
 	/* Every record buffer sealed and none written: the next write waits. */
 	for (i = 0; i < RESSD_NR_RECORDS; i++) {
-		KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 1 + 2 * i);
+		KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 2 * i);
 		t_seal(t);
 	}
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	KUNIT_EXPECT_TRUE(test, t_complete(t));
-	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 9U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 8U);
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	t_teardown(t);
 }
@@ -296,9 +303,10 @@ static void ressd_alloc_test_random(struct kunit *test)
 				} else if (s == RESSD_NO_SLOT) {
 					if (used + 1 + nr <= limit)
 						why = "refused with room left";
-				} else if (s == 0 || (u64)s + nr > nr_slots) {
-					why = "slots outside the log";
-				} else if ((s + nr) % nr_slots != t->rc->head) {
+				} else if ((u64)s + nr >= nr_slots) {
+					why = "slots outside the log, or no room for the trailer";
+				} else if (t->rc->head != s + nr &&
+					   t->rc->head != ressd_rec_next_slot(&t->rc->lg, s + nr)) {
 					why = "head is not after the new slots";
 				} else if (!t->rc->open && list_empty(&t->rc->sealed)) {
 					why = "slots but no record";

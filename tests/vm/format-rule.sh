@@ -56,9 +56,11 @@ zero_at "$B" 64 0
 dm_create f "$T"
 dm_remove f
 $SB patch "$B" 0 1 magic=0			# copy B: bad magic
-$SB patch "$B" 0 0 version=2
+$SB patch "$B" 0 0 version=3			# newer than this module
 expect_ctr_error "$T" "Unsupported on-disk format version"
-$SB patch "$B" 0 0 version=1 incompat=0x10
+$SB patch "$B" 0 0 version=1			# format 1 (header-first records)
+expect_ctr_error "$T" "Unsupported on-disk format version"
+$SB patch "$B" 0 0 version=2 incompat=0x10
 expect_ctr_error "$T" "Unknown incompatible feature"
 $SB patch "$B" 0 0 incompat=0 location=1
 expect_ctr_error "$T" "Superblock at the wrong location"

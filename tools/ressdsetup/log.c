@@ -220,8 +220,10 @@ const char *rec_decode(const void *blk, const struct log_geo *lg, u32 slot, stru
 
 	if (r->nr_data + r->nr_inval > RESSD_REC_MAX_ITEMS)
 		return "too many items in a record";
-	if ((u64)slot + 1 + r->nr_data > lg->nr_slots)
-		return "record runs past the end of the log";
+	if (slot >= lg->nr_slots)
+		return "record trailer beyond the log";
+	if (r->nr_data > slot)
+		return "record starts before the log";
 	if (r->tail_slot >= lg->nr_slots)
 		return "record checkpoint out of range";
 	if (r->seq > RESSD_MAX_SEQ)
@@ -375,29 +377,74 @@ static u64 map_remove_range(struct replay *rp, u64 block, u64 nr)
 
 /* ---- replay: ressd_replay() ---- */
 
-/* ressd_replay_header(): 0 valid, 1 end of the chain (rp->stop), <0 error. */
-static int replay_header(struct replay *rp, u8 *hdr, u32 slot, u64 seq, u64 min_epoch,
+/*
+ * ressd_rec_find() through ressd_replay_header(): find the trailer of the
+ * record that starts at @start with @seq and an epoch in [@min_epoch, the
+ * superblock's]: the first slot from @start on (at most RESSD_REC_MAX_ITEMS
+ * further, before the end of the log) that holds one; @hdr gets it.  0
+ * found; 1 end of the chain, where rp->stop says why (the first block with
+ * the record magic that was refused, or "no record trailer") and the other
+ * rp->stop_* fields where; <0 a read error.  rp is only written on 1.
+ */
+static int replay_header(struct replay *rp, u8 *hdr, u32 start, u64 seq, u64 min_epoch,
 			 struct rec *r)
 {
-	const char *why;
+	const struct ressd_disk_rec *rec = (const struct ressd_disk_rec *)hdr;
+	const struct log_geo *lg = rp->lg;
+	u64 end = (u64)start + RESSD_REC_MAX_ITEMS;
+	u32 last, u, miss_slot = 0;
+	const char *miss = NULL;
+	bool miss_has_rec = false;
+	struct rec m, miss_rec;
 	int err;
 
-	err = logdev_read(rp->l, RESSD_SB_BLOCKS + (u64)slot, hdr);
-	if (err)
-		return err;
-	why = rec_decode(hdr, rp->lg, slot, r);
-	rp->stop_has_rec = !why;
-	if (!why && r->seq != seq)
-		why = "sequence break";
-	if (!why && (r->epoch < min_epoch || r->epoch > rp->epoch))
-		why = "epoch out of order";
-	if (why) {
-		rp->stop = why;
-		rp->stop_slot = slot;
-		rp->stop_rec = *r;
+	memset(&miss_rec, 0, sizeof(miss_rec));
+	if (start >= lg->nr_slots) {
+		rp->stop = "record start beyond the log";
+		rp->stop_slot = start;
+		rp->stop_last = start - 1;
+		rp->stop_miss = false;
+		rp->stop_has_rec = false;
 		return 1;
 	}
-	return 0;
+	last = end < lg->nr_slots - 1 ? (u32)end : lg->nr_slots - 1;
+	for (u = start; u <= last; u++) {
+		const char *bad, *w;
+
+		err = logdev_read(rp->l, RESSD_SB_BLOCKS + (u64)u, hdr);
+		if (err)
+			return err;
+		/* Data blocks: skipped without a word. */
+		if (le64_get(rec->magic) != RESSD_REC_MAGIC)
+			continue;
+		bad = rec_decode(hdr, lg, u, &m);
+		w = bad;
+		if (!w && m.seq != seq)
+			w = "sequence break";
+		if (!w && rec_start(&m) != start)
+			w = "record does not start where the chain goes on";
+		if (!w && (m.epoch < min_epoch || m.epoch > rp->epoch))
+			w = "epoch out of order";
+		if (!w) {
+			*r = m;
+			return 0;
+		}
+		if (!miss) {
+			/* The first near miss says why the chain stops, if it does. */
+			miss = w;
+			miss_slot = u;
+			miss_has_rec = !bad;
+			miss_rec = m;
+		}
+	}
+	rp->stop = miss ? miss : "no record trailer";
+	rp->stop_slot = start;
+	rp->stop_last = last;
+	rp->stop_miss = miss != NULL;
+	rp->stop_miss_slot = miss_slot;
+	rp->stop_has_rec = miss_has_rec;
+	rp->stop_rec = miss_rec;
+	return 1;
 }
 
 static int note_torn(struct replay *rp, const struct rec *r, u32 i, u64 block, u32 want, u32 got)
@@ -412,8 +459,10 @@ static int note_torn(struct replay *rp, const struct rec *r, u32 i, u64 block, u
 	}
 	t = &rp->torn[rp->nr_torn++];
 	t->seq = r->seq;
+	t->rec_start = rec_start(r);
 	t->rec_slot = r->slot;
 	t->index = i;
+	t->slot = rec_start(r) + i;
 	t->block = block;
 	t->want = want;
 	t->got = got;
@@ -437,7 +486,7 @@ static int replay_apply(struct replay *rp, const u8 *hdr, const struct rec *r,
 	}
 	for (i = 0; i < r->nr_data; i++) {
 		struct ressd_disk_entry e;
-		u32 slot = r->slot + 1 + i, got;
+		u32 slot = rec_start(r) + i, got;
 		u64 block;
 
 		memcpy(&e, items + i * sizeof(e), sizeof(e));
@@ -506,6 +555,8 @@ int replay_run(struct replay *rp)
 		if (walked >= lg->nr_slots) {
 			rp->stop = "the chain fills the log";
 			rp->stop_slot = slot;
+			rp->stop_last = slot - 1;
+			rp->stop_miss = false;
 			rp->stop_has_rec = false;
 			break;
 		}
@@ -517,6 +568,9 @@ int replay_run(struct replay *rp)
 		if (walked + 1 + r.nr_data > lg->nr_slots) {
 			rp->stop = "the chain is longer than the log";
 			rp->stop_slot = slot;
+			rp->stop_last = r.slot;
+			rp->stop_miss = true;
+			rp->stop_miss_slot = r.slot;
 			rp->stop_rec = r;
 			rp->stop_has_rec = true;
 			break;
@@ -543,7 +597,7 @@ int replay_run(struct replay *rp)
 		nr_rec++;
 		epoch = r.epoch;
 		seq++;
-		slot = rec_next_slot(lg, slot, r.nr_data);
+		slot = rec_next_slot(lg, r.slot);
 	}
 	rp->head = slot;
 	rp->next_seq = seq;
@@ -556,11 +610,6 @@ int replay_run(struct replay *rp)
 	seq = rp->tail_seq;
 	epoch = 0;
 	for (i = 0; i < nr_rec; i++) {
-		const char *stop = rp->stop;
-		u32 stop_slot = rp->stop_slot;
-		bool stop_has_rec = rp->stop_has_rec;
-		struct rec stop_rec = rp->stop_rec;
-
 		ret = replay_header(rp, hdr, slot, seq, epoch, &r);
 		if (ret < 0)
 			goto read_error;
@@ -569,10 +618,6 @@ int replay_run(struct replay *rp)
 			ret = -EINVAL;
 			goto out;
 		}
-		rp->stop = stop;
-		rp->stop_slot = stop_slot;
-		rp->stop_has_rec = stop_has_rec;
-		rp->stop_rec = stop_rec;
 		if (seq == rp->new_tail_seq && slot != rp->new_tail_slot)
 			goto bad_checkpoint;
 		if (seq >= rp->new_tail_seq) {
@@ -587,7 +632,7 @@ int replay_run(struct replay *rp)
 		}
 		epoch = r.epoch;
 		seq++;
-		slot = rec_next_slot(lg, slot, r.nr_data);
+		slot = rec_next_slot(lg, r.slot);
 	}
 	if (rp->new_tail_seq == seq && rp->new_tail_slot != slot)
 		goto bad_checkpoint;

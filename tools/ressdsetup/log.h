@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The reserved area read from user space: superblock checks, record
- * decoding and the replay, each a line-by-line mirror of dm-ressd-meta.c
- * (ressd_sb_check, ressd_rec_decode, ressd_replay) with the same messages,
+ * decoding, finding a record's trailer and the replay, each a line-by-line
+ * mirror of dm-ressd-meta.c (ressd_sb_check, ressd_rec_decode,
+ * ressd_rec_find, ressd_replay) with the same messages,
  * plus what a checker wants to know on top: what lies where the chain stops,
  * which entries are torn, and whether records of the current life lie beyond
  * the end of the chain.
@@ -75,17 +76,26 @@ struct log_geo {
 
 struct rec {
 	u64 seq, epoch, tail_seq;
-	u32 slot, tail_slot, nr_data, nr_inval;
+	u32 slot;		/* the trailer's own slot */
+	u32 tail_slot, nr_data, nr_inval;
 };
 
-/* ressd_rec_decode(): NULL for a well-formed record at @slot, else why not. */
+/*
+ * ressd_rec_decode(): NULL for a well-formed record trailer at @slot, else
+ * why not.  The trailer at @slot names the data in slot - nr_data .. slot - 1.
+ */
 const char *rec_decode(const void *blk, const struct log_geo *lg, u32 slot, struct rec *r);
 
-static inline u32 rec_next_slot(const struct log_geo *lg, u32 slot, u32 nr_data)
+/* ressd_rec_start(): the first slot of a record, its first data block or its trailer. */
+static inline u32 rec_start(const struct rec *r)
 {
-	u32 next = slot + 1 + nr_data;
+	return r->slot - r->nr_data;
+}
 
-	return next >= lg->nr_slots ? 0 : next;
+/* ressd_rec_next_slot(): where the record after the one whose trailer is at @slot starts. */
+static inline u32 rec_next_slot(const struct log_geo *lg, u32 slot)
+{
+	return slot + 1 >= lg->nr_slots ? 0 : slot + 1;
 }
 
 /* One record of the chain (pass 1), for dump and check. */
@@ -98,10 +108,12 @@ struct rec_info {
 
 struct torn_entry {
 	u64 seq;
-	u32 rec_slot;
+	u32 rec_start;		/* the record's first slot */
+	u32 rec_slot;		/* its trailer's slot */
 	u32 index;		/* entry number in its record */
+	u32 slot;		/* the entry's data slot: rec_start + index */
 	u64 block;
-	u32 want, got;		/* crc32c in the header, of the data read */
+	u32 want, got;		/* crc32c in the trailer, of the data read */
 };
 
 /* The mapping block -> slot (the kernel's rb-tree index, as a hash table). */
@@ -133,8 +145,11 @@ struct replay {
 	const char *stop;	/* why the chain ends */
 	/* out: more */
 	u32 walked;		/* slots of the chain from the superblock's checkpoint */
-	u32 stop_slot;		/* where the chain ends (the slot examined) */
-	bool stop_has_rec;	/* a well-formed header lies there: stop_rec */
+	u32 stop_slot;		/* where the chain ends: the start the next record would have */
+	u32 stop_last;		/* the last slot searched for its trailer (stop_slot - 1: none) */
+	bool stop_miss;		/* a block with the record magic was refused: stop says why */
+	u32 stop_miss_slot;	/* the first such block (the reason is its) */
+	bool stop_has_rec;	/* it is a well-formed trailer: stop_rec */
 	struct rec stop_rec;
 	struct rec_info *recs;	/* the chain, in order */
 	u32 nr_recs;
@@ -164,7 +179,7 @@ struct scan_result {
 };
 
 /*
- * Look at every slot outside the chain for record headers of this volume:
+ * Look at every slot outside the chain for record trailers of this volume:
  * a record of the current life (epoch at least the superblock's) with a
  * sequence number the chain did not reach is an orphan, lost to replay.
  */

@@ -422,7 +422,7 @@ static int cmd_format(const struct opts *o)
 	}
 	if (o->reserved && reserved < min_log) {
 		errmsg("format: the reserved area of %s is below the minimum log size of %s "
-		       "(two superblocks and one record of a header and a block)",
+		       "(two superblocks and one record of a block and its trailer)",
 		       human_bytes(reserved, h1), human_bytes(min_log, h2));
 		return EXIT_PARAM;
 	}
@@ -1291,36 +1291,54 @@ static void judge_stop(struct ctx *c)
 	const struct replay *rp = &c->rp;
 	const struct rec *r = &rp->stop_rec;
 	const char *s = rp->stop;
+	char at[128];
 
 	if (!strcmp(s, "the chain fills the log")) {
 		say(c, "  the chain ends after one lap: every slot holds a live record");
 		return;
 	}
-	say(c, "  the chain ends at slot %u, where seq %" PRIu64 " would be: %s", rp->stop_slot,
-	    rp->next_seq, s);
-	if (!strcmp(s, "no record magic") || !strcmp(s, "record of another volume")) {
-		say(c, "  (a normal end: the slot holds no record of this log)");
+	say(c, "  the chain ends at slot %u, where the record of seq %" PRIu64 " would start: %s",
+	    rp->stop_slot, rp->next_seq, s);
+	if (rp->stop_miss)
+		snprintf(at, sizeof(at), "slot %u, the first block with the record magic in "
+			 "slots %u..%u,", rp->stop_miss_slot, rp->stop_slot, rp->stop_last);
+	else
+		snprintf(at, sizeof(at), "slots %u..%u", rp->stop_slot, rp->stop_last);
+	if (!strcmp(s, "no record trailer")) {
+		say(c, "  (a normal end: %s hold no record trailer of this log)", at);
+	} else if (!strcmp(s, "record of another volume")) {
+		say(c, "  (a normal end: %s holds a record of another volume)", at);
 	} else if (!strcmp(s, "sequence break")) {
-		say(c, "  (the slot holds record seq %" PRIu64 " of epoch %" PRIu64 "%s)", r->seq,
-		    r->epoch, r->seq < rp->next_seq ? ", of an earlier lap: a normal end" :
-		    r->epoch < rp->epoch ? ", from before the last recovery, which replay "
-		    "rightly ignores" : ", of the current life: see below");
-	} else if (!strcmp(s, "epoch out of order")) {
-		say(c, "  (the slot holds record seq %" PRIu64 " of epoch %" PRIu64 "; the chain is at "
-		    "epoch %" PRIu64 ", the superblock at %" PRIu64 "%s)", r->seq, r->epoch,
-		    rp->last_epoch, rp->epoch,
+		say(c, "  (%s holds record seq %" PRIu64 " of epoch %" PRIu64 "%s)", at, r->seq,
+		    r->epoch, r->seq < rp->tail_seq ? ", of an earlier lap: a normal end" :
+		    r->seq < rp->next_seq ? ", of this chain further on (the log is nearly full): "
+		    "a normal end" : r->epoch < rp->epoch ? ", from before the last recovery, which "
+		    "replay rightly ignores" : ", of the current life: see below");
+	} else if (!strcmp(s, "epoch out of order") ||
+		   !strcmp(s, "record does not start where the chain goes on")) {
+		say(c, "  (%s holds record seq %" PRIu64 " of epoch %" PRIu64 " starting at slot %u; "
+		    "the chain is at epoch %" PRIu64 ", the superblock at %" PRIu64 "%s)", at, r->seq,
+		    r->epoch, rec_start(r), rp->last_epoch, rp->epoch,
 		    r->epoch < rp->epoch ? ": a record left from before the last recovery, "
 		    "which replay rightly ignores" : "");
+		if (r->epoch >= rp->epoch &&
+		    !strcmp(s, "record does not start where the chain goes on"))
+			problem(c, "the record trailer at slot %u has the sequence number the chain "
+				"wants, but its data starts at slot %u, not %u: replay ends the chain "
+				"there", rp->stop_miss_slot, rec_start(r), rp->stop_slot);
 	} else if (!strcmp(s, "bad record checksum")) {
-		problem(c, "the record header at slot %u is torn or corrupt (bad checksum): "
-			"replay ends the chain there", rp->stop_slot);
+		problem(c, "the record trailer at slot %u is torn or corrupt (bad checksum), or "
+			"data that looks like a trailer: replay ends the chain there",
+			rp->stop_miss_slot);
 	} else if (!strcmp(s, "the chain is longer than the log")) {
-		problem(c, "the record at slot %u (seq %" PRIu64 ", %u data blocks) would make the "
-			"chain longer than the log: replay ends the chain there", rp->stop_slot,
-			r->seq, r->nr_data);
+		problem(c, "the record at slots %u..%u (seq %" PRIu64 ", %u data blocks) would make "
+			"the chain longer than the log: replay ends the chain there", rec_start(r),
+			r->slot, r->seq, r->nr_data);
+	} else if (rp->stop_miss) {
+		problem(c, "the record trailer at slot %u is damaged (%s): replay ends the chain there",
+			rp->stop_miss_slot, s);
 	} else {
-		problem(c, "the record header at slot %u is damaged (%s): replay ends the chain there",
-			rp->stop_slot, s);
+		problem(c, "the chain ends at slot %u (%s)", rp->stop_slot, s);
 	}
 }
 
@@ -1340,10 +1358,10 @@ static void report_replay(struct ctx *c)
 	for (k = 0; k < shown; k++) {
 		const struct torn_entry *t = &rp->torn[k];
 
-		problem(c, "torn entry: record seq %" PRIu64 " at slot %u, entry %u (block %" PRIu64
-			", slot %u): data crc32c %08x, the header says %08x; replay keeps the "
-			"block's older copy", t->seq, t->rec_slot, t->index, t->block,
-			t->rec_slot + 1 + t->index, t->got, t->want);
+		problem(c, "torn entry: record seq %" PRIu64 " at slots %u..%u, entry %u (block %"
+			PRIu64 ", slot %u): data crc32c %08x, the trailer says %08x; replay keeps "
+			"the block's older copy", t->seq, t->rec_start, t->rec_slot, t->index,
+			t->block, t->slot, t->got, t->want);
 	}
 	if (shown < rp->nr_torn) {
 		c->problems += (int)(rp->nr_torn - shown);
@@ -1354,10 +1372,10 @@ static void report_replay(struct ctx *c)
 		    c->scan.slots, c->scan.old, c->scan.stale);
 		if (c->scan.orphans)
 			problem(c, "%u records of the current life lie beyond the end of the chain "
-				"(the first: seq %" PRIu64 " at slot %u, epoch %" PRIu64 "); replay "
-				"cannot reach them: their writes are lost", c->scan.orphans,
-				c->scan.first_orphan.seq, c->scan.first_orphan.slot,
-				c->scan.first_orphan.epoch);
+				"(the first: seq %" PRIu64 " at slots %u..%u, epoch %" PRIu64 "); "
+				"replay cannot reach them: their writes are lost", c->scan.orphans,
+				c->scan.first_orphan.seq, rec_start(&c->scan.first_orphan),
+				c->scan.first_orphan.slot, c->scan.first_orphan.epoch);
 	}
 }
 
@@ -1519,8 +1537,8 @@ static void dump_records(struct ctx *c)
 		json_arr_begin(c->j, "records");
 	else
 		printf("records from the checkpoint (slot %u seq %" PRIu64 "):\n"
-		       "  %-12s %8s %8s %5s %5s %-22s %s\n", rp->tail_slot, rp->tail_seq,
-		       "seq", "slot", "epoch", "data", "inval", "checkpoint", "state");
+		       "  %-12s %8s %8s %8s %5s %5s %-22s %s\n", rp->tail_slot, rp->tail_seq,
+		       "seq", "start", "trailer", "epoch", "data", "inval", "checkpoint", "state");
 	for (i = 0; i < rp->nr_recs; i++) {
 		const struct rec_info *ri = &rp->recs[i];
 		const struct rec *r = &ri->r;
@@ -1529,6 +1547,7 @@ static void dump_records(struct ctx *c)
 		if (c->j) {
 			json_obj_begin(c->j, NULL);
 			json_u64(c->j, "seq", r->seq);
+			json_u64(c->j, "start", rec_start(r));
 			json_u64(c->j, "slot", r->slot);
 			json_u64(c->j, "epoch", r->epoch);
 			json_u64(c->j, "nr_data", r->nr_data);
@@ -1542,8 +1561,8 @@ static void dump_records(struct ctx *c)
 			continue;
 		}
 		snprintf(cp, sizeof(cp), "%u/%" PRIu64, r->tail_slot, r->tail_seq);
-		printf("  %-12" PRIu64 " %8u %8" PRIu64 " %5u %5u %-22s %s", r->seq, r->slot,
-		       r->epoch, r->nr_data, r->nr_inval, cp,
+		printf("  %-12" PRIu64 " %8u %8u %8" PRIu64 " %5u %5u %-22s %s", r->seq,
+		       rec_start(r), r->slot, r->epoch, r->nr_data, r->nr_inval, cp,
 		       ri->applied ? "live" : "moved home");
 		if (ri->dead)
 			printf(", %u dead", ri->dead);
@@ -1656,6 +1675,10 @@ static int cmd_dump(const struct opts *o)
 			json_u64(&j, "next_seq", c.rp.next_seq);
 			json_str(&j, "stop", c.rp.stop);
 			json_u64(&j, "stop_slot", c.rp.stop_slot);
+			if (c.rp.stop && c.rp.stop_miss)
+				json_u64(&j, "stop_miss_slot", c.rp.stop_miss_slot);
+			else
+				json_null(&j, "stop_miss_slot");
 			json_u64(&j, "orphans", c.scan.orphans);
 			json_u64(&j, "stale", c.scan.stale);
 			json_obj_end(&j);
@@ -1663,11 +1686,15 @@ static int cmd_dump(const struct opts *o)
 		if (c.rp.recs)
 			dump_records(&c);
 		if (!c.j && c.rp.stop) {
+			char miss[48];
+
+			snprintf(miss, sizeof(miss), " (the trailer at slot %u)", c.rp.stop_miss_slot);
 			if (!strcmp(c.rp.stop, "the chain fills the log"))
 				printf("the chain fills the log\n");
 			else
-				printf("the chain ends at slot %u (seq %" PRIu64 "): %s\n",
-				       c.rp.stop_slot, c.rp.next_seq, c.rp.stop);
+				printf("the chain ends at slot %u (seq %" PRIu64 "): %s%s\n",
+				       c.rp.stop_slot, c.rp.next_seq, c.rp.stop,
+				       c.rp.stop_miss ? miss : "");
 		}
 		if (!c.j && c.rp.error)
 			printf("replay fails: %s\n", c.rp.error);

@@ -24,9 +24,15 @@ block-csum-field@tools/ressdsetup/crc32c.c@crc = crc32c(crc, &zero, sizeof(zero)
 entries-before-inval@tools/ressdsetup/log.c@	for (i = 0; i < r->nr_inval; i++) {\n		struct ressd_disk_inval inv;\n\n		memcpy(&inv, items + (r->nr_data + i) * sizeof(inv), sizeof(inv));\n		rp->invalidated@	for (i = 0; i < r->nr_inval && 0; i++) {\n		struct ressd_disk_inval inv;\n\n		memcpy(&inv, items + (r->nr_data + i) * sizeof(inv), sizeof(inv));\n		rp->invalidated
 torn-inserted@tools/ressdsetup/log.c@		if (got != le32_get(e.csum)) {@		if (got != le32_get(e.csum) && 0) {
 apply-from-sb-tail@tools/ressdsetup/log.c@		if (seq >= rp->new_tail_seq) {@		if (seq >= rp->tail_seq) {
-no-epoch-check@tools/ressdsetup/log.c@	if (!why && (r->epoch < min_epoch || r->epoch > rp->epoch))@	if (!why && (r->epoch < min_epoch * 0 || r->epoch > rp->epoch))
-no-seq-check@tools/ressdsetup/log.c@	if (!why && r->seq != seq)@	if (!why && r->seq < seq)
-wrap-off-by-one@tools/ressdsetup/log.h@	return next >= lg->nr_slots ? 0 : next;@	return next > lg->nr_slots ? 0 : next;
+no-epoch-check@tools/ressdsetup/log.c@		if (!w && (m.epoch < min_epoch || m.epoch > rp->epoch))@		if (!w && (m.epoch < min_epoch * 0 || m.epoch > rp->epoch))
+no-seq-check@tools/ressdsetup/log.c@		if (!w && m.seq != seq)@		if (!w && m.seq < seq)
+no-start-check@tools/ressdsetup/log.c@		if (!w && rec_start(&m) != start)@		if (!w && rec_start(&m) != start && 0)
+trailer-at-start-only@tools/ressdsetup/log.c@	for (u = start; u <= last; u++) {@	for (u = start; u <= start; u++) {
+search-one-slot-more@tools/ressdsetup/log.c@	last = end < lg->nr_slots - 1 ? (u32)end : lg->nr_slots - 1;@	last = end < lg->nr_slots - 1 ? (u32)end + 1 : lg->nr_slots - 1;
+data-not-skipped@tools/ressdsetup/log.c@		if (le64_get(rec->magic) != RESSD_REC_MAGIC)\n			continue;@		if (le64_get(rec->magic) != RESSD_REC_MAGIC && 0)\n			continue;
+last-miss-says-why@tools/ressdsetup/log.c@		if (!miss) {@		if (1) {
+data-after-header@tools/ressdsetup/log.c@		u32 slot = rec_start(r) + i, got;@		u32 slot = r->slot + 1 + i, got;
+wrap-off-by-one@tools/ressdsetup/log.h@	return slot + 1 >= lg->nr_slots ? 0 : slot + 1;@	return slot + 1 > lg->nr_slots ? 0 : slot + 1;
 no-lap-limit@tools/ressdsetup/log.c@		if (walked >= lg->nr_slots) {@		if (walked > lg->nr_slots) {
 no-checkpoint-check@tools/ressdsetup/log.c@		if (seq == rp->new_tail_seq && slot != rp->new_tail_slot)\n			goto bad_checkpoint;@		if (0)\n			goto bad_checkpoint;
 sb-no-geometry@tools/ressdsetup/log.c@			if (found[k] != want[k]) {@			if (found[k] != want[k] && 0) {

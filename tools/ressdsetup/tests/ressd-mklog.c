@@ -8,18 +8,22 @@
  *   ressd-mklog crc
  *
  * gen reads the geometry from the ressd label of <device> and writes, into
- * its log range, a log as the kernel's writer makes it: format (copy B at
- * generation 2, copy A at 1), the first recovery's checkpoint with epoch 1,
- * records at head that never wrap (a padding record of dead entries fills
- * the end of the log), a mover that moves the oldest records home and
- * writes a checkpoint before any slot is reused.  The data blocks carry a
- * pattern and their crc32c.  Then the scenario damages what it damages.
+ * its log range, a log as the kernel's writer makes it (on-disk format 2):
+ * format (copy B at generation 2, copy A at 1), the first recovery's
+ * checkpoint with epoch 1, records at head that never wrap (nr_data data
+ * blocks, then their trailer; a padding record of dead entries ends with
+ * its trailer in the last slot when the next record would not fit), a
+ * mover that moves the oldest records home and writes a checkpoint before
+ * any slot is reused.  The data blocks carry a pattern and their crc32c.
+ * Then the scenario damages what it damages.
  *
  * The expected result is kept from the writer's side, not by replaying: the
  * mapping is updated as each record is written (its invalidations, then its
  * entries; a torn entry never reached the medium, so the block keeps its
  * older copy) and as the mover frees records (once that is durable: a later
- * record or a checkpoint carries the new tail).  The expect file gets:
+ * record or a checkpoint carries the new tail).  Where the chain ends and
+ * why comes from what the writer last put in each slot, searched as replay
+ * searches for the next trailer.  The expect file gets:
  *
  *   records <n>   used <n>   torn <n>   mapped <n>
  *   stop <reason>   stop_slot <n>   result clean|problems|unusable
@@ -63,17 +67,24 @@ static void die(const char *fmt, ...)
 }
 
 /* What the writer last put in each slot: for the expected end of the chain. */
-enum { S_ZERO, S_HEADER, S_DATA };
+enum { S_ZERO, S_TRAILER, S_DATA };
 struct slotinfo {
 	u8 kind;
+	u32 start;		/* a trailer's record starts here */
 	u64 seq, epoch;
 };
 
 struct grec {
-	u32 slot, len;		/* header slot, 1 + nr_data */
-	u64 seq;
+	u32 slot, len;		/* first slot (data, or the trailer), 1 + nr_data */
+	u64 seq, epoch;
 	u32 torn;		/* torn entries */
 };
+
+/* The slot of a record's trailer. */
+static u32 trailer_slot(const struct grec *r)
+{
+	return r->slot + r->len - 1;
+}
 
 struct gw {
 	int fd;
@@ -85,6 +96,7 @@ struct gw {
 		u64 origin_offset, origin_sectors, log_offset, log_sectors;
 	} geo;			/* the label's, in sectors */
 	u64 nonce, generation, epoch;
+	u32 sb_version;		/* the superblocks' format version */
 	u32 sb_tail_rec;	/* the superblock's checkpoint: a record index (nrec: at head) */
 	u32 sb_tail_slot;
 	u64 sb_tail_seq;
@@ -130,7 +142,7 @@ static void put_sb(struct gw *w, u64 loc, u64 gen, u32 tail_slot, u64 tail_seq, 
 	struct ressd_disk_sb *sb = (struct ressd_disk_sb *)blk;
 
 	sb->magic = le64_put(RESSD_SB_MAGIC);
-	sb->version = le32_put(RESSD_FORMAT_VERSION);
+	sb->version = le32_put(w->sb_version);
 	sb->location = le64_put(loc);
 	sb->generation = le64_put(gen);
 	sb->nonce = le64_put(w->nonce);
@@ -168,7 +180,7 @@ static void make_durable(struct gw *w)
 	u32 r, i;
 
 	for (r = w->durable_tail_rec; r < w->tail_rec; r++)
-		for (i = 1; i < w->rec[r].len; i++) {
+		for (i = 0; i + 1 < w->rec[r].len; i++) {
 			u32 slot = w->rec[r].slot + i;
 			u64 b;
 
@@ -209,7 +221,9 @@ static void fill(struct gw *w, u8 *data, u64 block, u64 seq)
 
 /*
  * Write one record of @nd entries (RESSD_DEAD_BLOCK: dead) and @ni ranges at
- * head, torn entry @torn (-1: none).  Makes room first, as the mover does.
+ * head: its data in slots head .. head + nd - 1, then its trailer in slot
+ * head + nd; torn entry @torn (-1: none).  Makes room first, as the mover
+ * does.
  */
 static void record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *ib,
 		   const u32 *in, int torn, bool padding)
@@ -218,7 +232,7 @@ static void record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *i
 	struct ressd_disk_rec *rec = (struct ressd_disk_rec *)hdr;
 	u8 *items = hdr + RESSD_REC_HDR_SIZE;
 	bool moved = false;
-	u32 i, slot, tail_slot;
+	u32 i, slot, trailer, tail_slot;
 	u64 tail_seq, b;
 
 	if (nd + ni > RESSD_REC_MAX_ITEMS || 1 + nd > w->nr_slots - w->head)
@@ -232,18 +246,19 @@ static void record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *i
 	if (w->nrec == MAX_REC)
 		die("too many records");
 	slot = w->head;
+	trailer = slot + nd;
 	tail_now(w, &tail_slot, &tail_seq);
 	rec->magic = le64_put(RESSD_REC_MAGIC);
 	rec->version = le32_put(RESSD_FORMAT_VERSION);
 	rec->nonce = le64_put(w->nonce);
 	rec->seq = le64_put(w->seq);
-	rec->slot = le32_put(slot);
+	rec->slot = le32_put(trailer);
 	rec->nr_data = le16_put((u16)nd);
 	rec->nr_inval = le16_put((u16)ni);
 	rec->tail_slot = le32_put(tail_slot);
 	rec->tail_seq = le64_put(tail_seq);
 	rec->epoch = le64_put(w->epoch);
-	w->rec[w->nrec] = (struct grec){ slot, 1 + nd, w->seq, 0 };
+	w->rec[w->nrec] = (struct grec){ slot, 1 + nd, w->seq, w->epoch, 0 };
 	for (i = 0; i < nd; i++) {
 		struct ressd_disk_entry e;
 
@@ -256,13 +271,13 @@ static void record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *i
 				data[100] ^= 0x20;	/* never reached the medium */
 				w->rec[w->nrec].torn++;
 			}
-			wblock(w, RESSD_SB_BLOCKS + (u64)slot + 1 + i, data);
-			w->si[slot + 1 + i] = (struct slotinfo){ S_DATA, 0, 0 };
+			wblock(w, RESSD_SB_BLOCKS + (u64)slot + i, data);
+			w->si[slot + i] = (struct slotinfo){ S_DATA, 0, 0, 0 };
 		} else if (!padding) {
 			/* a dead entry's slot was written all the same (its bio's data) */
 			fill(w, data, 0, w->seq);
-			wblock(w, RESSD_SB_BLOCKS + (u64)slot + 1 + i, data);
-			w->si[slot + 1 + i] = (struct slotinfo){ S_DATA, 0, 0 };
+			wblock(w, RESSD_SB_BLOCKS + (u64)slot + i, data);
+			w->si[slot + i] = (struct slotinfo){ S_DATA, 0, 0, 0 };
 		}
 		memcpy(items + i * sizeof(e), &e, sizeof(e));
 	}
@@ -274,8 +289,8 @@ static void record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *i
 		memcpy(items + (nd + i) * sizeof(v), &v, sizeof(v));
 	}
 	rec->csum = le32_put(ressd_block_csum(hdr, w->nonce));
-	wblock(w, RESSD_SB_BLOCKS + (u64)slot, hdr);
-	w->si[slot] = (struct slotinfo){ S_HEADER, w->seq, w->epoch };
+	wblock(w, RESSD_SB_BLOCKS + (u64)trailer, hdr);
+	w->si[trailer] = (struct slotinfo){ S_TRAILER, slot, w->seq, w->epoch };
 
 	/* The model: the record carries the new tail; then invalidations, entries. */
 	make_durable(w);
@@ -284,15 +299,18 @@ static void record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *i
 			w->map[b] = NONE;
 	for (i = 0; i < nd; i++)
 		if (blocks[i] != RESSD_DEAD_BLOCK && (int)i != torn)
-			w->map[blocks[i]] = slot + 1 + i;
+			w->map[blocks[i]] = slot + i;
 
 	w->nrec++;
 	w->used += 1 + nd;
 	w->seq++;
-	w->head = slot + 1 + nd >= w->nr_slots ? 0 : slot + 1 + nd;
+	w->head = trailer + 1 >= w->nr_slots ? 0 : trailer + 1;
 }
 
-/* As the writer does it: a padding record first when it would not fit before the end. */
+/*
+ * As the writer does it: when the record would not fit before the end, a
+ * padding record of dead entries first, whose trailer is the last slot.
+ */
 static void append(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64 *ib,
 		   const u32 *in, int torn)
 {
@@ -338,7 +356,7 @@ struct expect {
 /* What replay must find, from the writer's side (the chain from the checkpoints). */
 static void expect_now(struct gw *w, struct expect *e, const char *result)
 {
-	u32 r, walked = 0, last_epoch_rec;
+	u32 r, walked = 0, u, last;
 	u64 last_epoch = 0;
 
 	memset(e, 0, sizeof(*e));
@@ -349,23 +367,44 @@ static void expect_now(struct gw *w, struct expect *e, const char *result)
 	}
 	for (r = w->sb_tail_rec; r < w->nrec; r++)
 		walked += w->rec[r].len;
-	last_epoch_rec = w->nrec ? w->nrec - 1 : 0;
 	if (w->nrec > w->sb_tail_rec)
-		last_epoch = w->si[w->rec[last_epoch_rec].slot].epoch;
+		last_epoch = w->rec[w->nrec - 1].epoch;
 	e->stop_slot = w->head;
 	if (walked >= w->nr_slots) {
 		e->stop = "the chain fills the log";
 	} else {
-		const struct slotinfo *s = &w->si[w->head];
+		/*
+		 * Replay looks for the next trailer from head on, up to
+		 * RESSD_REC_MAX_ITEMS slots further, before the end of the log:
+		 * blocks without the record magic are skipped, the first trailer
+		 * that does not fit says why the chain ends.
+		 */
+		last = w->head + RESSD_REC_MAX_ITEMS < w->nr_slots - 1 ?
+		       w->head + (u32)RESSD_REC_MAX_ITEMS : w->nr_slots - 1;
+		e->stop = "no record trailer";
+		for (u = w->head; u <= last; u++) {
+			const struct slotinfo *s = &w->si[u];
 
-		if (s->kind != S_HEADER)
-			e->stop = "no record magic";
-		else if (s->seq != w->seq)
-			e->stop = "sequence break";
-		else if (s->epoch < last_epoch || s->epoch > w->epoch)
-			e->stop = "epoch out of order";
-		else
-			die("the slot after the chain continues it: a generator bug");
+			if (s->kind != S_TRAILER)
+				continue;
+			if (s->seq != w->seq)
+				e->stop = "sequence break";
+			else if (s->start != w->head)
+				e->stop = "record does not start where the chain goes on";
+			else if (s->epoch < last_epoch || s->epoch > w->epoch)
+				e->stop = "epoch out of order";
+			else
+				die("slot %u continues the chain: a generator bug", u);
+			break;
+		}
+		/* none of the later trailers may continue it either */
+		for (; u <= last; u++) {
+			const struct slotinfo *s = &w->si[u];
+
+			if (s->kind == S_TRAILER && s->seq == w->seq && s->start == w->head &&
+			    s->epoch >= last_epoch && s->epoch <= w->epoch)
+				die("slot %u continues the chain: a generator bug", u);
+		}
 	}
 	e->result = result;
 	e->map = malloc(w->nblocks * sizeof(*e->map));
@@ -424,6 +463,7 @@ static void gw_init(struct gw *w, const char *device, const char *logdev, u64 se
 	w->origin_blocks = l.origin_sectors / 8;
 	w->nblocks = w->origin_blocks < 4096 ? w->origin_blocks : 4096;
 	w->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	w->sb_version = RESSD_FORMAT_VERSION;
 	w->nonce = 0x7e55d000ULL + seed * 0x10001ULL;
 	w->rec = calloc(MAX_REC, sizeof(*w->rec));
 	w->si = calloc(w->nr_slots, sizeof(*w->si));
@@ -446,7 +486,7 @@ static void gw_init(struct gw *w, const char *device, const char *logdev, u64 se
 	checkpoint(w);
 }
 
-/* Flip a byte of block @b of the log range (a header or a superblock). */
+/* Flip a byte of block @b of the log range (a trailer or a superblock). */
 static void corrupt(struct gw *w, u64 b, size_t off)
 {
 	u8 blk[RESSD_BLOCK_SIZE];
@@ -488,7 +528,7 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 	if (!strcmp(scenario, "empty")) {
 		expect_now(&w, &e, "clean");
 	} else if (!strcmp(scenario, "basic")) {
-		/* overwrites, dead entries, a header-only record, invalidations */
+		/* overwrites, dead entries, a trailer-only record, invalidations */
 		b[0] = 5, b[1] = 6, b[2] = 7;
 		append(&w, 3, b, 0, NULL, NULL, -1);
 		b[0] = 9;
@@ -512,15 +552,15 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 		append(&w, 8, b, 0, NULL, NULL, -1);
 		expect_now(&w, &e, "clean");
 	} else if (!strcmp(scenario, "wrap")) {
-		/* many laps: padding, mover checkpoints, stale headers of earlier laps */
+		/* many laps: padding, mover checkpoints, stale trailers of earlier laps */
 		for (i = 0; i < 20 * w.nr_slots / 4; i++)
 			append_random(&w, 6, 48);
 		expect_now(&w, &e, "clean");
 	} else if (!strcmp(scenario, "laps")) {
 		/*
 		 * The kernel's default mover: past 50 % it moves everything home and
-		 * writes a checkpoint.  Records of one size put every lap's headers
-		 * at the same slots: the chain ends at a header of the previous lap.
+		 * writes a checkpoint.  Records of one size put every lap's trailers
+		 * at the same slots: the chain ends at a trailer of the previous lap.
 		 */
 		for (i = 0; i < 3 * w.nr_slots; i++) {
 			if (w.used > w.nr_slots / 2) {
@@ -559,8 +599,8 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 		b[0] = 51;
 		append(&w, 1, b, 0, NULL, NULL, -1);
 		expect_now(&w, &e, "problems");
-	} else if (!strcmp(scenario, "torn-header") || !strcmp(scenario, "corrupt-middle")) {
-		u32 k = !strcmp(scenario, "torn-header") ? 5 : 2, n = 6, slot;
+	} else if (!strcmp(scenario, "torn-trailer") || !strcmp(scenario, "corrupt-middle")) {
+		u32 k = !strcmp(scenario, "torn-trailer") ? 5 : 2, n = 6;
 
 		for (i = 0; i < n; i++) {
 			if (i == k) {
@@ -570,10 +610,90 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 			b[0] = 2 * i, b[1] = 2 * i + 1, b[2] = 3;
 			append(&w, 3, b, 0, NULL, NULL, -1);
 		}
-		slot = w.rec[k].slot;
-		corrupt(&w, RESSD_SB_BLOCKS + (u64)slot, 200);
+		corrupt(&w, RESSD_SB_BLOCKS + (u64)trailer_slot(&w.rec[k]), 200);
 		e.stop = "bad record checksum";
-		e.stop_slot = slot;
+		e.stop_slot = w.rec[k].slot;
+	} else if (!strcmp(scenario, "lost-trailer")) {
+		/*
+		 * A crash after the last record's data reached the medium but
+		 * before its trailer did: the chain ends at its data, which
+		 * replay skips; the blocks keep their older copies.
+		 */
+		for (i = 0; i < 5; i++) {
+			if (i == 4)
+				memcpy(snap, w.map, w.nblocks * sizeof(*snap));
+			b[0] = i, b[1] = 7, b[2] = 20 + i;
+			append(&w, 3, b, 0, NULL, NULL, -1);
+		}
+		wblock(&w, RESSD_SB_BLOCKS + (u64)trailer_slot(&w.rec[4]), zero);
+		w.si[trailer_slot(&w.rec[4])].kind = S_ZERO;
+		rewind_to(&w, 4, snap);
+		expect_now(&w, &e, "clean");
+	} else if (!strcmp(scenario, "misplaced-trailer")) {
+		/*
+		 * After the chain, a trailer of the current life with the next
+		 * sequence number whose data does not start where the chain goes
+		 * on (one slot further): replay must not take it.
+		 */
+		u8 hdr[RESSD_BLOCK_SIZE] = { 0 };
+		struct ressd_disk_rec *rec = (struct ressd_disk_rec *)hdr;
+		struct ressd_disk_entry en = { le64_put(3), 0 };
+		u32 t;
+
+		for (i = 0; i < 3; i++) {
+			b[0] = 10 + i;
+			append(&w, 1, b, 0, NULL, NULL, -1);
+		}
+		t = w.head + 2;
+		fill(&w, hdr, 3, w.seq);
+		wblock(&w, RESSD_SB_BLOCKS + (u64)t - 1, hdr);
+		w.si[t - 1] = (struct slotinfo){ S_DATA, 0, 0, 0 };
+		en.csum = le32_put(ressd_csum(w.nonce, hdr, RESSD_BLOCK_SIZE));
+		memset(hdr, 0, sizeof(hdr));
+		rec->magic = le64_put(RESSD_REC_MAGIC);
+		rec->version = le32_put(RESSD_FORMAT_VERSION);
+		rec->nonce = le64_put(w.nonce);
+		rec->seq = le64_put(w.seq);
+		rec->slot = le32_put(t);
+		rec->nr_data = le16_put(1);
+		rec->tail_slot = le32_put(w.sb_tail_slot);
+		rec->tail_seq = le64_put(w.sb_tail_seq);
+		rec->epoch = le64_put(w.epoch);
+		memcpy(rec->entries, &en, sizeof(en));
+		rec->csum = le32_put(ressd_block_csum(hdr, w.nonce));
+		wblock(&w, RESSD_SB_BLOCKS + (u64)t, hdr);
+		w.si[t] = (struct slotinfo){ S_TRAILER, t - 1, w.seq, w.epoch };
+		expect_now(&w, &e, "problems");
+	} else if (!strcmp(scenario, "window-edge") || !strcmp(scenario, "window-beyond")) {
+		/*
+		 * Replay looks for the next trailer at most RESSD_REC_MAX_ITEMS
+		 * slots beyond where the record starts: a stale trailer of an
+		 * earlier lap (a lower seq, no data) exactly there ends the chain
+		 * with a sequence break, one slot further it is not looked at.
+		 */
+		u8 hdr[RESSD_BLOCK_SIZE] = { 0 };
+		struct ressd_disk_rec *rec = (struct ressd_disk_rec *)hdr;
+		u32 t;
+
+		for (i = 0; i < 2; i++) {
+			b[0] = 10 + i, b[1] = 30 + i;
+			append(&w, 2, b, 0, NULL, NULL, -1);
+		}
+		t = w.head + (u32)RESSD_REC_MAX_ITEMS + !strcmp(scenario, "window-beyond");
+		if (t >= w.nr_slots)
+			die("%s: %s wants a log of more than %u slots", device, scenario, t + 1);
+		rec->magic = le64_put(RESSD_REC_MAGIC);
+		rec->version = le32_put(RESSD_FORMAT_VERSION);
+		rec->nonce = le64_put(w.nonce);
+		rec->seq = le64_put(w.seq - 1);
+		rec->slot = le32_put(t);
+		rec->tail_slot = le32_put(0);
+		rec->tail_seq = le64_put(1);
+		rec->epoch = le64_put(w.epoch);
+		rec->csum = le32_put(ressd_block_csum(hdr, w.nonce));
+		wblock(&w, RESSD_SB_BLOCKS + (u64)t, hdr);
+		w.si[t] = (struct slotinfo){ S_TRAILER, t, w.seq - 1, w.epoch };
+		expect_now(&w, &e, "clean");
 	} else if (!strcmp(scenario, "stale-future")) {
 		/*
 		 * Record 6 lost, 7 reached the medium; recovery raised the epoch;
@@ -585,8 +705,8 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 			b[0] = (i * 2) % 40, b[1] = (i * 2 + 1) % 40;
 			append(&w, 2, b, 0, NULL, NULL, -1);
 		}
-		wblock(&w, RESSD_SB_BLOCKS + (u64)w.rec[5].slot, zero);
-		w.si[w.rec[5].slot].kind = S_ZERO;
+		wblock(&w, RESSD_SB_BLOCKS + (u64)trailer_slot(&w.rec[5]), zero);
+		w.si[trailer_slot(&w.rec[5])].kind = S_ZERO;
 		rewind_to(&w, 5, snap);
 		w.epoch++;
 		checkpoint(&w);
@@ -605,8 +725,8 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 			b[0] = (i * 2) % 40, b[1] = (i * 2 + 1) % 40;
 			append(&w, 2, b, 0, NULL, NULL, -1);
 		}
-		wblock(&w, RESSD_SB_BLOCKS + (u64)w.rec[5].slot, zero);
-		w.si[w.rec[5].slot].kind = S_ZERO;
+		wblock(&w, RESSD_SB_BLOCKS + (u64)trailer_slot(&w.rec[5]), zero);
+		w.si[trailer_slot(&w.rec[5])].kind = S_ZERO;
 		rewind_to(&w, 5, snap);
 		w.epoch++;
 		checkpoint(&w);
@@ -640,6 +760,17 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 		corrupt(&w, 1, 300);
 		expect_now(&w, &e, "unusable");
 		e.stop = "-";
+	} else if (!strcmp(scenario, "format-1")) {
+		/*
+		 * Superblocks of on-disk format 1 (the record header before its
+		 * data): refused, the log must be drained by an older module.
+		 */
+		append_random(&w, 3, 32);
+		w.sb_version = 1;
+		checkpoint(&w);
+		checkpoint(&w);
+		expect_now(&w, &e, "unusable");
+		e.stop = "-";
 	} else if (!strcmp(scenario, "sb-geometry")) {
 		/* superblocks of a log range one block shorter than the label's */
 		append_random(&w, 3, 32);
@@ -657,10 +788,10 @@ static int gen(const char *scenario, const char *device, const char *logdev, u64
 			b[0] = i;
 			append(&w, 1, b, 0, NULL, NULL, -1);
 		}
-		last = w.rec[w.nrec - 1].slot;
+		last = trailer_slot(&w.rec[w.nrec - 1]);
 		rblock(&w, RESSD_SB_BLOCKS + (u64)last, hdr);
 		rec->tail_seq = le64_put(w.rec[1].seq);
-		rec->tail_slot = le32_put(w.rec[1].slot + 1);
+		rec->tail_slot = le32_put(w.rec[1].slot + 1);	/* its second slot */
 		rec->csum = le32_put(ressd_block_csum(hdr, w.nonce));
 		wblock(&w, RESSD_SB_BLOCKS + (u64)last, hdr);
 		expect_now(&w, &e, "unusable");
