@@ -9,10 +9,12 @@
  *   ressdsetup status <name> [--json] [--watch]
  *   ressdsetup check  <device>
  *   ressdsetup dump   <device> [--json]
+ *   ressdsetup probe  <device> --destructive | --range <offset>:<length> [--json]
  *
  * See ressdsetup.8 and Documentation/ressdsetup.rst.  The on-disk format of
  * the log comes from dm-ressd-format.h; the label that "format" writes at
- * offset 0 is ressdsetup's own (label.h).
+ * offset 0 is ressdsetup's own (label.h).  "probe" (devprobe.c) parses its
+ * own options.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "dev.h"
+#include "devprobe.h"
 #include "json.h"
 #include "label.h"
 #include "log.h"
@@ -119,6 +122,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: %s <command> [arguments]\n\ncommands:\n", progname);
 	for (c = 0; c < C_NR; c++)
 		fprintf(f, "  %s\n", cmd_usage[c]);
+	fprintf(f, "  %s\n", devprobe_usage);
 	fprintf(f, "\n  %s --help | --version\n\nSee ressdsetup(8).\n", progname);
 }
 
@@ -1741,6 +1745,8 @@ int main(int argc, char **argv)
 		       RESSDSETUP_VERSION, RESSD_FORMAT_VERSION, RESSD_LABEL_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "probe"))
+		return devprobe_main(argc - 1, argv + 1);
 	for (c = 0; c < C_NR; c++)
 		if (!strcmp(argv[1], cmd_name[c]))
 			break;

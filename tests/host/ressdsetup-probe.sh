@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# "ressdsetup probe" on the host, without a VM:
+#
+#  - --self-test: the least-squares fit recovers known alpha and beta
+#    exactly, the runner on an exactly affine device, Eq. 5 by hand, and the
+#    probe on the dm-ftlsim presets emulated in user space, with the verdict
+#    Eq. 5 gives for each (ssd-a, ssd-b, sd-worst: yes; sd-card: locality;
+#    ssd-c: no, in every state);
+#  - the refusals, each with its message and exit code, and that a refused
+#    probe writes nothing: no --destructive and no --range, both, a bad,
+#    misaligned, too small or out-of-bounds range, a bad --seconds, a file
+#    too small for --destructive, a missing device;
+#  - a real probe (O_DIRECT pwrite/pread) of a sparse file in --range mode:
+#    JSON that python3 -m json.tool accepts, with every test measured and
+#    a verdict; only the range written; the human table; progress on
+#    stderr unless --quiet; --destructive announced before it starts;
+#  - --model: the same output from the built-in cost model;
+#  - --help and the man page.
+#
+# Prints "ok:" lines; exits non-zero at the first failure.  Root only to
+# install missing packages.
+set -uo pipefail
+# shellcheck source=scripts/common.sh source-path=SCRIPTDIR/../.. disable=SC1091  # followed with -x
+. "$(dirname "$0")/../../scripts/common.sh"
+top=$RESSD_TOP
+dir=$top/tools/ressdsetup
+tool=$dir/ressdsetup
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+ok() { echo "ok: $*"; }
+
+ressd_apt_install gcc make python3 man-db groff-base e2fsprogs ||
+	fail "could not install the packages this test needs"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ressdsetup-probe-test.XXXXXX") || fail "mktemp"
+# shellcheck disable=SC2064  # expand $tmp now
+trap "rm -rf '$tmp'" EXIT
+
+# ---- build, help, man page ----
+make -C "$dir" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "make -C tools/ressdsetup"; }
+[ -x "$tool" ] || fail "the build made no ressdsetup"
+grep -q 'devprobe\.c' "$tmp/build.log" || [ "$dir/devprobe.o" -nt "$dir/devprobe.c" ] ||
+	fail "devprobe.c was not compiled"
+ok "built with -Wall -Wextra -Werror"
+"$tool" probe --help >"$tmp/help" 2>&1 || fail "ressdsetup probe --help failed"
+grep -q '^usage: ressdsetup probe' "$tmp/help" || fail "probe --help: no usage line"
+"$tool" --help >"$tmp/help" 2>&1 || fail "ressdsetup --help failed"
+grep -q 'probe <device> --destructive | --range' "$tmp/help" ||
+	fail "ressdsetup --help does not list probe"
+man --warnings -l "$dir/ressdsetup.8" 2>"$tmp/man.err" >"$tmp/man.txt" || fail "man -l ressdsetup.8"
+[ ! -s "$tmp/man.err" ] || { cat "$tmp/man.err"; fail "man page warnings"; }
+for w in "probe device" "probe --model" "probe --self-test" "--destructive" "--range" \
+	"1/SW + 1/RR4K + 1/OW4K < 1/RW4K"; do
+	grep -qF -- "$w" "$tmp/man.txt" || fail "the man page does not describe '$w'"
+done
+ok "probe --help, ressdsetup --help and the man page (no warnings) describe probe"
+
+# ---- self-test ----
+"$tool" probe --self-test >"$tmp/self" 2>&1 || { cat "$tmp/self"; fail "probe --self-test failed"; }
+grep -q '^self-test: [0-9]* checks, 0 failed$' "$tmp/self" || { cat "$tmp/self"; fail "self-test summary"; }
+! grep -q '^FAIL' "$tmp/self" || fail "self-test printed a FAIL line"
+grep -q '^ok: least squares recovers alpha' "$tmp/self" || fail "self-test: no exact-recovery check"
+grep -q '^ok: runner + fit: random alpha 40 us, beta 5000 us' "$tmp/self" ||
+	fail "self-test: the runner on the affine device"
+expect_verdict() {	# <preset> <verdict>: every run of the preset
+	local n
+	n=$(grep -c "^ok: $1: verdict $2 " "$tmp/self")
+	[ "$n" -ge 1 ] || fail "self-test: $1 is not '$2'"
+	! grep "^ok: $1: verdict " "$tmp/self" | grep -qv "verdict $2 " || fail "self-test: $1 not always '$2'"
+}
+expect_verdict ssd-a yes
+expect_verdict ssd-b yes
+expect_verdict sd-worst yes
+expect_verdict sd-card locality
+expect_verdict ssd-c no
+[ "$(grep -c '^ok: ssd-c: verdict no' "$tmp/self")" = 3 ] || fail "self-test: ssd-c in three states"
+ok "self-test: $(sed -n 's/^self-test: //p' "$tmp/self"); ssd-a, ssd-b, sd-worst yes, sd-card locality, ssd-c no"
+sed -n '/^ssd-a:/,$p' "$tmp/self" | grep -v '^ok:' | grep -v '^$' | grep -v '^self-test' | sed 's/^/    /'
+
+# ---- refusals: nothing written ----
+img=$tmp/scratch.img
+truncate -s 64M "$img" || fail "truncate"
+# a pattern in front of and behind the range the probe may use later
+head -c 16M /dev/urandom >"$tmp/pat" || fail "urandom"
+dd if="$tmp/pat" of="$img" bs=1M conv=notrunc status=none || fail "dd"
+dd if="$tmp/pat" of="$img" bs=1M seek=48 conv=notrunc status=none || fail "dd"
+sum_all() { sha256sum <"$img" | cut -d' ' -f1; }
+before=$(sum_all)
+
+# expect_fail <exit code> <message part> <probe arguments...>
+expect_fail() {
+	local want=$1 msg=$2 rc
+	shift 2
+	"$tool" probe "$@" >"$tmp/out" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ] || { cat "$tmp/out"; fail "probe $*: exit $rc, expected $want"; }
+	grep -qF -- "$msg" "$tmp/out" || { cat "$tmp/out"; fail "probe $*: no '$msg'"; }
+	[ "$(sum_all)" = "$before" ] || fail "probe $* changed the file"
+}
+expect_fail 1 "refusing to write to $img" "$img"
+expect_fail 1 "Nothing was written" "$img" --json --quiet
+expect_fail 1 "either --destructive" "$img" --destructive --range 16M:32M
+expect_fail 1 "invalid --range '16M'" "$img" --range 16M
+expect_fail 1 "must be multiples of 4 KiB" "$img" --range 16M:1000000
+expect_fail 1 "is too small, the tests need at least 8.0 MiB" "$img" --range 16M:4M
+expect_fail 1 "beyond the end of $img" "$img" --range 60M:16M
+expect_fail 1 "invalid --seconds 'x'" "$img" --range 16M:32M --seconds x
+expect_fail 1 "unknown option --frobnicate" "$img" --range 16M:32M --frobnicate
+expect_fail 1 "unknown --model 'ssd-z'" --model ssd-z
+expect_fail 4 "cannot open $tmp/missing" "$tmp/missing" --range 0:16M
+truncate -s 4M "$tmp/small.img"
+expect_fail 4 "is too small (4.0 MiB)" "$tmp/small.img" --destructive
+ok "refusals with their messages and exit codes; a refused probe writes nothing"
+
+# ---- a real probe of the range 16M:32M ----
+"$tool" probe "$img" --range 16M:32M --seconds 0.1 --json --quiet >"$tmp/probe.json" 2>"$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "probe --range --json failed"; }
+python3 -m json.tool "$tmp/probe.json" >/dev/null || { cat "$tmp/probe.json"; fail "the JSON does not parse"; }
+python3 - "$tmp/probe.json" <<'EOF' || fail "the JSON's contents"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["range"] == {"offset": 16 << 20, "length": 32 << 20}, d["range"]
+assert d["kind"] == "regular file" and d["destructive"] is False
+m = d["measurements"]
+sizes = {"sequential_write": [1 << 20, 256 << 10, 64 << 10, 16 << 10, 4 << 10],
+         "random_write": [4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10],
+         "random_read": [4 << 10],
+         "ordered_sequential_write": [4 << 10, 128 << 10, 256 << 10, 384 << 10, 512 << 10]}
+for test, want in sizes.items():
+    assert [s["size_bytes"] for s in m[test]] == want, test
+    for s in m[test]:
+        assert s["requests"] > 0 and s["mbps"] > 0, (test, s)
+assert m["ordered_gap_bytes"] == 128 << 10
+for k in ("sequential_write", "random_write"):
+    f = d["model"][k]
+    assert f["ok"] is True and f["sizes"] == 5, (k, f)
+e = d["eq5"]
+assert e["holds"] in (True, False)
+lhs = 1 / e["sw_mbps"] + 1 / e["rr4k_mbps"] + 1 / e["ow4k_mbps"]
+assert abs(lhs - e["lhs_s_per_mb"]) <= 2e-3 * lhs, (lhs, e)
+assert e["holds"] == (e["lhs_s_per_mb"] < e["rhs_s_per_mb"])
+r = d["recommendation"]
+assert r["use_dm_ressd"] in ("yes", "locality", "no"), r
+assert r["small_write_max"] % 8 == 0 and r["mover_batch"] % 8 == 0
+assert 16 <= r["mover_batch"] <= 8192 and r["small_write_max"] < r["mover_batch"]
+assert (r["reserved_bytes"] > 0) == (r["use_dm_ressd"] != "no")
+print("    %s: SW %s, RW4K %s, RR4K %s, OW4K %s MB/s; Eq. 5 %s; use dm-ressd: %s" % (
+    "file", e["sw_mbps"], e["rw4k_mbps"], e["rr4k_mbps"], e["ow4k_mbps"],
+    "holds" if e["holds"] else "fails", r["use_dm_ressd"]))
+EOF
+ok "probe --range --json on a sparse file: every test measured, the fits, Eq. 5 and a verdict"
+grep -q "writing to bytes 16777216 to 50331648 of $img" "$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "probe did not say what it overwrites"; }
+! grep -q '^probe: \[' "$tmp/probe.err" || fail "--quiet still shows progress"
+head -c 16M "$img" | cmp -s - "$tmp/pat" || fail "probe wrote before its range"
+tail -c 16M "$img" | cmp -s - "$tmp/pat" || fail "probe wrote after its range"
+[ "$(dd if="$img" bs=1M skip=16 count=32 status=none | sha256sum)" != \
+	"$(head -c 32M /dev/zero | sha256sum)" ] || fail "probe wrote nothing in its range"
+ok "it said what it overwrites, wrote inside the range and nothing outside"
+
+"$tool" probe "$img" --range 16M:32M --seconds 0.05 >"$tmp/probe.txt" 2>"$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "probe --range (table) failed"; }
+for w in "ordered-sequential write   512 KiB" "Affine model t = alpha * n + beta" \
+	"ReSSD condition (Eq. 5): 1/SW + 1/RR4K + 1/OW4K < 1/RW4K" "Recommendation: "; do
+	grep -qF -- "$w" "$tmp/probe.txt" || { cat "$tmp/probe.txt"; fail "the table has no '$w'"; }
+done
+grep -q '^probe: \[4/4\] ordered-sequential write, 512 KiB requests' "$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "no progress on stderr"; }
+ok "the human table, and progress on stderr"
+
+"$tool" probe "$img" --destructive --seconds 0.02 --quiet >"$tmp/probe.txt" 2>"$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "probe --destructive failed"; }
+grep -q -- "--destructive: writing all over $img (64.0 MiB" "$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "--destructive was not announced"; }
+mkfs.ext4 -q -F "$img" >/dev/null 2>&1 || fail "mkfs.ext4"
+"$tool" probe "$img" --destructive --seconds 0.02 --quiet >/dev/null 2>"$tmp/probe.err" ||
+	fail "probe --destructive over ext4 failed"
+grep -q "it holds an ext4 file system" "$tmp/probe.err" ||
+	{ cat "$tmp/probe.err"; fail "--destructive did not name the file system it destroys"; }
+ok "--destructive announced (with the file system it destroys) before it starts"
+
+# ---- --model ----
+"$tool" probe --model ssd-b --json --quiet >"$tmp/model.json" || fail "probe --model ssd-b"
+python3 -m json.tool "$tmp/model.json" >/dev/null || fail "--model JSON does not parse"
+python3 - "$tmp/model.json" <<'EOF' || fail "--model ssd-b figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e, r = d["eq5"], d["recommendation"]
+assert abs(e["sw_mbps"] - 79) < 7.9 and abs(e["rw4k_mbps"] - 0.018) < 0.0018, e
+assert e["holds"] is True and r["use_dm_ressd"] == "yes", (e, r)
+EOF
+ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd"
