@@ -16,7 +16,9 @@
 #    JSON that python3 -m json.tool accepts, with every test measured and
 #    a verdict; only the range written; the human table; progress on
 #    stderr unless --quiet; --destructive announced before it starts;
-#  - --model: the same output from the built-in cost model;
+#  - --model: the same output from dm-ftlsim's cost model, which is
+#    tools/ftlsim/ftlsim-model.c itself, built into ressdsetup, with the
+#    presets of its table;
 #  - --help and the man page.
 #
 # Prints "ok:" lines; exits non-zero at the first failure.  Root only to
@@ -195,3 +197,23 @@ assert abs(e["sw_mbps"] - 79) < 7.9 and abs(e["rw4k_mbps"] - 0.018) < 0.0018, e
 assert e["holds"] is True and r["use_dm_ressd"] == "yes", (e, r)
 EOF
 ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd"
+
+# The model is dm-ftlsim's own: ftlsim-model.c linked in, its preset table
+# the one --model knows (and --help lists), the kernel's spelling of a
+# preset accepted case-insensitively as ftlsim_preset_find() does.
+nm "$tool" >"$tmp/nm" || fail "nm $tool"
+grep -q ' T ftlsim_model_submit$' "$tmp/nm" || fail "ressdsetup does not contain ftlsim-model.c"
+want=$(sed -n 's/^\t{ "\([a-z0-9-]*\)", ".*", {$/\1/p' "$top/tools/ftlsim/ftlsim-model.c" | xargs)
+[ -n "$want" ] || fail "no presets found in tools/ftlsim/ftlsim-model.c"
+"$tool" probe --help >"$tmp/help" 2>&1 || fail "probe --help"
+grep -qxF -- "--model: no device, an emulated dm-ftlsim preset: $want." "$tmp/help" ||
+	{ cat "$tmp/help"; fail "probe --help does not list ftlsim-model.c's presets ($want)"; }
+"$tool" probe --model ssd-z >"$tmp/out" 2>&1 && fail "probe --model ssd-z succeeded"
+grep -qF "(presets: ${want// /, })" "$tmp/out" || { cat "$tmp/out"; fail "--model ssd-z: presets not listed"; }
+for p in $want; do
+	"$tool" probe --model "${p^^}" --seconds 0.05 --json --quiet >"$tmp/model.json" ||
+		fail "probe --model ${p^^}"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["device"] == sys.argv[2], d["device"]' \
+		"$tmp/model.json" "$p" || fail "probe --model ${p^^}: not preset $p"
+done
+ok "probe --model runs tools/ftlsim/ftlsim-model.c and its presets: $want"

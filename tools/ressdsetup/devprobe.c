@@ -45,9 +45,10 @@
  *     that must be overwritten while still in the log for ReSSD to win;
  *   - the settings (devprobe_recommend()).
  *
- * The same runner drives a built-in cost model of the dm-ftlsim presets
- * (--model, --self-test), so that the whole chain except the system calls
- * is checked against devices whose answers are known.
+ * The same runner drives dm-ftlsim's cost model and presets (--model,
+ * --self-test: tools/ftlsim/ftlsim-model.c, built in), so that the whole
+ * chain except the system calls is checked against devices whose answers
+ * are known.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../ftlsim/ftlsim-model.h"
 #include "dev.h"
 #include "devprobe.h"
 #include "json.h"
@@ -716,322 +718,25 @@ static int real_io(void *ctx, bool write, u64 off, u32 len, double *secs,
 }
 
 /* ======================================================================
- * Backend: the dm-ftlsim cost model (ftlsim.md), for --model and --self-test
+ * Backend: the dm-ftlsim cost model, for --model and --self-test
  *
- * A re-implementation from the specification, not the kernel code: the
- * hybrid log-block FTL (U-byte logical blocks, N open logs in LRU order,
- * switch/partial/full merges, a full log merged at once) and the
- * page-mapped FTL with greedy collection (erase blocks of U bytes, spare
- * area, a host and a GC frontier, 2 erased blocks kept, fully invalid
- * blocks erased in the background for free), both as tools/ftlsim/README.md
- * describes them.  Times in microseconds.
+ * tools/ftlsim/ftlsim-model.c itself, the model that dm-ftlsim runs in the
+ * kernel and its KUnit suite checks, compiled unchanged into ressdsetup
+ * (see Makefile): its presets, parameters and cost rules.  The probe issues
+ * one request at a time, each arriving when the device is free, so a
+ * request's time is its service time.
  * ====================================================================== */
 
-#define FTL_BETA_W	50.0
-#define FTL_MAX_LOGS	16
-#define FTL_NONE	UINT32_MAX
 #define FTL_MODEL_SIZE	(1024 * MiB)	/* emulated device: 1 GiB */
 
-struct ftl_preset {
-	const char *name, *like;
-	bool page_mapped;
-	u32 unit_kib, open_logs, spare_pct;
-	double e, aw, c, br, ar;		/* us */
-	double t_sw, t_rw, t_rr;		/* ftlsim.md targets, MB/s */
-};
-
-/*
- * ftlsim.md's table.  ssd-c: c = 62 us as in dm-ftlsim (README.md,
- * "Calibration": the table's ~55 us leaves 4 KiB random writes short of
- * 6.5 MB/s with greedy collection); the rest is the table's.
- */
-static const struct ftl_preset ftl_presets[] = {
-	{ "ssd-a", "ReSSD paper SSD-A (Samsung)", false, 512, 8, 0,
-	  1500, 36.5, 52.1, 210, 41, 85, 0.42, 16.3 },
-	{ "ssd-b", "ReSSD paper SSD-B (Super Talent)", false, 2048, 4, 0,
-	  2000, 47.9, 436.6, 441, 41, 79, 0.018, 8.5 },
-	{ "ssd-c", "ReSSD paper SSD-C (OCZ Vertex, good random writes)", true, 256, 0, 7,
-	  1500, 31, 62, 176, 27, 129, 6.5, 20.2 },
-	{ "sd-card", "Class 10 microSD", false, 64, 4, 0,
-	  1000, 187.3, 279.9, 830, 43, 16.4, 0.61, 4.69 },
-	{ "sd-worst", "card with 4 MiB allocation units, 2 open", false, 4096, 2, 0,
-	  2000, 407.6, 407.6, 600, 60, 10, 0.01, 6 },
-};
-
-struct ftl_log {
-	u64 lbn, stamp;
-	u32 used;
-	bool in_order;
-};
-
-struct ftl_model {
-	const struct ftl_preset *pr;
-	u32 P;			/* pages per unit / erase block */
-	u64 pages;		/* logical capacity */
-	/* log-block */
-	struct ftl_log logs[FTL_MAX_LOGS];
-	u32 nopen;
-	u64 clock;
-	/* page-mapped */
-	u32 nblocks, nfree, front[2], wp[2];
-	u32 *l2p, *p2l, *valid, *prev, *next, *bucket, *freeb;
-};
-
-static const struct ftl_preset *ftl_preset_find(const char *name)
+/* Service time of one request, in nanoseconds. */
+static u64 ftl_cost(struct ftlsim_model *m, bool write, u64 off, u32 len)
 {
-	size_t i;
+	u64 sector = off / SECTOR_SIZE, arrival = m->device_free;
+	u64 end = (off + len + SECTOR_SIZE - 1) / SECTOR_SIZE;
 
-	for (i = 0; i < ARRAY_SIZE(ftl_presets); i++)
-		if (!strcasecmp(name, ftl_presets[i].name))
-			return &ftl_presets[i];
-	return NULL;
-}
-
-/* -- log-block -- */
-
-static double lb_merge(struct ftl_model *m, u32 i)
-{
-	const struct ftl_preset *pr = m->pr;
-	struct ftl_log *lg = &m->logs[i];
-	double cost;
-
-	if (!lg->used)
-		cost = 0;
-	else if (lg->in_order && lg->used == m->P)
-		cost = pr->e;					/* switch */
-	else if (lg->in_order)
-		cost = (m->P - lg->used) * pr->c + pr->e;	/* partial */
-	else
-		cost = m->P * pr->c + 2 * pr->e;		/* full */
-	m->logs[i] = m->logs[--m->nopen];
-	return cost;
-}
-
-static u32 lb_open(struct ftl_model *m, u64 lbn)
-{
-	u32 i = m->nopen++;
-
-	m->logs[i] = (struct ftl_log){ .lbn = lbn, .stamp = ++m->clock, .in_order = true };
-	return i;
-}
-
-static double lb_write(struct ftl_model *m, u64 page, u64 npages)
-{
-	double cost = 0;
-
-	while (npages) {
-		u64 lbn = page / m->P;
-		u32 off = (u32)(page % m->P), n, i, lru;
-		int found = -1;
-
-		n = (u32)(npages < m->P - off ? npages : m->P - off);
-		for (i = 0; i < m->nopen; i++)
-			if (m->logs[i].lbn == lbn)
-				found = (int)i;
-		if (found < 0) {
-			if (m->nopen >= m->pr->open_logs) {
-				for (lru = 0, i = 1; i < m->nopen; i++)
-					if (m->logs[i].stamp < m->logs[lru].stamp)
-						lru = i;
-				cost += lb_merge(m, lru);
-			}
-			i = lb_open(m, lbn);
-		} else {
-			i = (u32)found;
-			m->logs[i].stamp = ++m->clock;
-		}
-		if (m->logs[i].used != off)
-			m->logs[i].in_order = false;
-		while (n) {
-			u32 k = n < m->P - m->logs[i].used ? n : m->P - m->logs[i].used;
-
-			cost += k * m->pr->aw;
-			m->logs[i].used += k;
-			n -= k;
-			npages -= k;
-			page += k;
-			if (m->logs[i].used == m->P) {
-				cost += lb_merge(m, i);
-				if (n) {
-					i = lb_open(m, lbn);
-					m->logs[i].in_order = false;
-				}
-			}
-		}
-	}
-	return cost;
-}
-
-/* -- page-mapped -- */
-
-static void pm_bucket_insert(struct ftl_model *m, u32 b)
-{
-	u32 head = m->bucket[m->valid[b]];
-
-	m->prev[b] = FTL_NONE;
-	m->next[b] = head;
-	if (head != FTL_NONE)
-		m->prev[head] = b;
-	m->bucket[m->valid[b]] = b;
-}
-
-static void pm_bucket_remove(struct ftl_model *m, u32 b)
-{
-	u32 p = m->prev[b], n = m->next[b];
-
-	if (p == FTL_NONE)
-		m->bucket[m->valid[b]] = n;
-	else
-		m->next[p] = n;
-	if (n != FTL_NONE)
-		m->prev[n] = p;
-}
-
-static bool pm_is_front(const struct ftl_model *m, u32 b)
-{
-	return b == m->front[0] || b == m->front[1];
-}
-
-static void pm_invalidate(struct ftl_model *m, u64 lpn)
-{
-	u32 ppn = m->l2p[lpn], b;
-
-	if (ppn == FTL_NONE)
-		return;
-	m->l2p[lpn] = FTL_NONE;
-	m->p2l[ppn] = FTL_NONE;
-	b = ppn / m->P;
-	if (pm_is_front(m, b)) {
-		m->valid[b]--;
-		return;
-	}
-	pm_bucket_remove(m, b);
-	if (--m->valid[b])
-		pm_bucket_insert(m, b);
-	else
-		m->freeb[m->nfree++] = b;	/* erased in the background */
-}
-
-static void pm_next_front(struct ftl_model *m, int f)
-{
-	u32 old = m->front[f];
-
-	m->front[f] = m->freeb[--m->nfree];
-	m->wp[f] = 0;
-	if (m->valid[old])
-		pm_bucket_insert(m, old);
-	else
-		m->freeb[m->nfree++] = old;
-}
-
-static void pm_place(struct ftl_model *m, int f, u64 lpn)
-{
-	u32 ppn = m->front[f] * m->P + m->wp[f]++;
-
-	m->p2l[ppn] = (u32)lpn;
-	m->l2p[lpn] = ppn;
-	m->valid[m->front[f]]++;
-}
-
-/* Greedy: collect the closed block with the fewest valid pages. */
-static bool pm_gc(struct ftl_model *m, double *cost)
-{
-	u32 v, i, victim;
-
-	for (v = 1; v < m->P; v++)
-		if (m->bucket[v] != FTL_NONE)
-			break;
-	if (v >= m->P)
-		return false;
-	victim = m->bucket[v];
-	pm_bucket_remove(m, victim);
-	for (i = 0; i < m->P; i++) {
-		u32 lpn = m->p2l[victim * m->P + i];
-
-		if (lpn == FTL_NONE)
-			continue;
-		if (m->wp[1] == m->P)
-			pm_next_front(m, 1);
-		m->p2l[victim * m->P + i] = FTL_NONE;
-		pm_place(m, 1, lpn);
-		*cost += m->pr->c;
-	}
-	m->valid[victim] = 0;
-	m->freeb[m->nfree++] = victim;
-	*cost += m->pr->e;
-	return true;
-}
-
-static double pm_write(struct ftl_model *m, u64 page, u64 npages)
-{
-	double cost = 0;
-	u64 lpn;
-
-	for (lpn = page; lpn < page + npages; lpn++) {
-		pm_invalidate(m, lpn);
-		if (m->wp[0] == m->P) {
-			pm_next_front(m, 0);
-			while (m->nfree < 2 && pm_gc(m, &cost))
-				;
-		}
-		pm_place(m, 0, lpn);
-		cost += m->pr->aw;
-	}
-	return cost;
-}
-
-static void ftl_free(struct ftl_model *m)
-{
-	free(m->l2p);
-	free(m->p2l);
-	free(m->valid);
-	free(m->prev);
-	free(m->next);
-	free(m->bucket);
-	free(m->freeb);
-}
-
-static void ftl_init(struct ftl_model *m, const struct ftl_preset *pr, u64 bytes)
-{
-	u32 i, lblocks;
-
-	memset(m, 0, sizeof(*m));
-	m->pr = pr;
-	m->P = pr->unit_kib / 4;
-	m->pages = bytes / DEVPROBE_PAGE;
-	if (!pr->page_mapped)
-		return;
-	lblocks = (u32)((m->pages + m->P - 1) / m->P);
-	m->nblocks = lblocks + (u32)((lblocks * (u64)pr->spare_pct + 99) / 100);
-	if (m->nblocks < lblocks + 4)
-		m->nblocks = lblocks + 4;
-	m->l2p = xcalloc(m->pages, sizeof(u32));
-	m->p2l = xcalloc((size_t)m->nblocks * m->P, sizeof(u32));
-	m->valid = xcalloc(m->nblocks, sizeof(u32));
-	m->prev = xcalloc(m->nblocks, sizeof(u32));
-	m->next = xcalloc(m->nblocks, sizeof(u32));
-	m->bucket = xcalloc(m->P + 1, sizeof(u32));
-	m->freeb = xcalloc(m->nblocks, sizeof(u32));
-	memset(m->l2p, 0xff, m->pages * sizeof(u32));
-	memset(m->p2l, 0xff, (size_t)m->nblocks * m->P * sizeof(u32));
-	memset(m->bucket, 0xff, (m->P + 1) * sizeof(u32));
-	for (i = 0; i < m->nblocks; i++)
-		m->freeb[i] = m->nblocks - 1 - i;
-	m->nfree = m->nblocks;
-	m->front[0] = m->freeb[--m->nfree];
-	m->front[1] = m->freeb[--m->nfree];
-}
-
-/* Service time of one request, in microseconds. */
-static double ftl_cost(struct ftl_model *m, bool write, u64 off, u32 len)
-{
-	u64 page = off / DEVPROBE_PAGE;
-	u64 npages = (off + len + DEVPROBE_PAGE - 1) / DEVPROBE_PAGE - page;
-
-	if (!write)
-		return m->pr->br + (double)npages * m->pr->ar;
-	return FTL_BETA_W + (m->pr->page_mapped ? pm_write(m, page, npages)
-						: lb_write(m, page, npages));
+	return ftlsim_model_submit(m, write ? FTLSIM_OP_WRITE : FTLSIM_OP_READ, sector,
+				   end - sector, 0, arrival) - arrival;
 }
 
 /*
@@ -1048,30 +753,30 @@ static const char *const ftl_state_name[] = {
 	"in use (filled, then a device's worth of 4 KiB random writes)",
 };
 
-static void ftl_precondition(struct ftl_model *m, enum ftl_state st, u64 seed)
+static void ftl_precondition(struct ftlsim_model *m, enum ftl_state st, u64 seed)
 {
 	u64 p, i;
 
 	if (st == FTL_FRESH)
 		return;
-	for (p = 0; p < m->pages; p += 256)
+	for (p = 0; p < m->nr_pages; p += 256)
 		ftl_cost(m, true, p * DEVPROBE_PAGE, 256 * DEVPROBE_PAGE);
 	if (st == FTL_FILLED)
 		return;
-	for (i = 0; i < m->pages; i++)
-		ftl_cost(m, true, rnd_below(&seed, m->pages) * DEVPROBE_PAGE, DEVPROBE_PAGE);
+	for (i = 0; i < m->nr_pages; i++)
+		ftl_cost(m, true, rnd_below(&seed, m->nr_pages) * DEVPROBE_PAGE, DEVPROBE_PAGE);
 }
 
 static int ftl_io(void *ctx, bool write, u64 off, u32 len, double *secs,
 		  char *err, size_t errlen)
 {
-	struct ftl_model *m = ctx;
+	struct ftlsim_model *m = ctx;
 
-	if (off + len > m->pages * DEVPROBE_PAGE) {
+	if (off + len > m->nr_pages * DEVPROBE_PAGE) {
 		snprintf(err, errlen, "request beyond the emulated device");
 		return -EINVAL;
 	}
-	*secs = ftl_cost(m, write, off, len) / 1e6;
+	*secs = ftl_cost(m, write, off, len) / 1e9;
 	return 0;
 }
 
@@ -1338,19 +1043,28 @@ static void print_json(FILE *f, const struct target_info *ti, const struct devpr
  * ====================================================================== */
 
 /* Probe an emulated preset in state @st over @plan's range. */
-static int model_probe(const struct ftl_preset *pr, enum ftl_state st,
+static int model_probe(const struct ftlsim_preset *pr, enum ftl_state st,
 		       const struct devprobe_plan *plan, struct devprobe_result *r,
 		       char *err, size_t errlen)
 {
 	struct devprobe_backend b = { .io = ftl_io };
-	struct ftl_model m;
+	const char *bad = ftlsim_params_check(&pr->params, FTL_MODEL_SIZE / SECTOR_SIZE);
+	struct ftlsim_model m;
 	int ret;
 
-	ftl_init(&m, pr, FTL_MODEL_SIZE);
+	if (bad) {
+		snprintf(err, errlen, "%s: %s", pr->name, bad);
+		return -EINVAL;
+	}
+	ret = ftlsim_model_init(&m, &pr->params, FTL_MODEL_SIZE / SECTOR_SIZE);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", pr->name, strerror(-ret));
+		return ret;
+	}
 	ftl_precondition(&m, st, 12345);
 	b.ctx = &m;
 	ret = devprobe_run(plan, &b, r, err, errlen);
-	ftl_free(&m);
+	ftlsim_model_exit(&m);
 	return ret;
 }
 
@@ -1512,22 +1226,46 @@ static const struct selftest_case selftest_cases[] = {
 	{ "sd-worst", FTL_USED, DEVPROBE_USE },
 };
 
+/*
+ * The figures each preset imitates (ftlsim.md's table, MB/s), which the
+ * model is calibrated against (tools/ftlsim/README.md): SW, RW4K, RR4K.
+ */
+struct selftest_target {
+	const char *preset;
+	double sw, rw, rr;
+};
+
+static const struct selftest_target selftest_targets[] = {
+	{ "ssd-a", 85, 0.42, 16.3 },
+	{ "ssd-b", 79, 0.018, 8.5 },
+	{ "ssd-c", 129, 6.5, 20.2 },
+	{ "sd-card", 16.4, 0.61, 4.69 },
+	{ "sd-worst", 10, 0.01, 6 },
+};
+
 static void selftest_case(const struct selftest_case *tc, double seconds)
 {
-	const struct ftl_preset *pr = ftl_preset_find(tc->preset);
+	const struct ftlsim_preset *pr = ftlsim_preset_find(tc->preset);
+	const struct selftest_target *t = NULL;
 	struct devprobe_plan plan = { .base = 0, .len = FTL_MODEL_SIZE, .seconds = seconds, .seed = 1 };
 	struct devprobe_result r;
 	struct devprobe_reco c;
 	struct devprobe_eq5 e;
 	char err[256], s1[32], s2[32], s3[32];
+	bool pmap;
+	size_t k;
 	double P;
 	int ret, i;
 
-	if (!pr) {
-		check(false, "no preset %s", tc->preset);
+	for (k = 0; k < ARRAY_SIZE(selftest_targets); k++)
+		if (!strcmp(tc->preset, selftest_targets[k].preset))
+			t = &selftest_targets[k];
+	if (!pr || !t) {
+		check(false, "no preset %s, or no figures for it", tc->preset);
 		return;
 	}
-	P = pr->unit_kib / 4.0;
+	pmap = pr->params.ftl == FTLSIM_FTL_PAGE_MAP;
+	P = pr->params.unit_kib / 4.0;
 	ret = model_probe(pr, tc->state, &plan, &r, err, sizeof(err));
 	check(!ret, "%s: probe ran%s%s", pr->name, ret ? ": " : "", ret ? err : "");
 	if (ret)
@@ -1536,10 +1274,10 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 	devprobe_recommend(&r, &e, FTL_MODEL_SIZE, &c);
 
 	printf("\n%s: %s, %s FTL, U %u KiB; %s\n", pr->name, pr->like,
-	       pr->page_mapped ? "page-mapped" : "log-block", pr->unit_kib,
-	       pr->page_mapped ? ftl_state_name[tc->state] : "any state");
+	       pmap ? "page-mapped" : "log-block", pr->params.unit_kib,
+	       pmap ? ftl_state_name[tc->state] : "any state");
 	printf("  SW %s  RW4K %s  RR4K %s MB/s (ftlsim.md: %g / %g / %g)\n",
-	       mbps(r.sw, s1), mbps(r.rw4k, s2), mbps(r.rr4k, s3), pr->t_sw, pr->t_rw, pr->t_rr);
+	       mbps(r.sw, s1), mbps(r.rw4k, s2), mbps(r.rr4k, s3), t->sw, t->rw, t->rr);
 	printf("  OW");
 	for (i = 0; i < DEVPROBE_NR_OW; i++)
 		printf(" %s %s", size_name(devprobe_ow_sizes[i], s1), mbps(r.ow_bw[i], s2));
@@ -1560,15 +1298,15 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 	 * 10 %).  For ssd-c only in the state each target describes: SW on a
 	 * device that is not in the middle of collecting, RW4K in use.
 	 */
-	if (!pr->page_mapped || tc->state != FTL_USED)
-		check(close_rel(r.sw / MB, pr->t_sw, 0.10), "%s: SW %.4g MB/s within 10 %% of %g",
-		      pr->name, r.sw / MB, pr->t_sw);
-	check(close_rel(r.rr4k / MB, pr->t_rr, 0.10), "%s: RR4K %.4g MB/s within 10 %% of %g",
-	      pr->name, r.rr4k / MB, pr->t_rr);
-	if (!pr->page_mapped || tc->state == FTL_USED)
-		check(close_rel(r.rw4k / MB, pr->t_rw, 0.10), "%s: RW4K %.4g MB/s within 10 %% of %g",
-		      pr->name, r.rw4k / MB, pr->t_rw);
-	if (!pr->page_mapped) {
+	if (!pmap || tc->state != FTL_USED)
+		check(close_rel(r.sw / MB, t->sw, 0.10), "%s: SW %.4g MB/s within 10 %% of %g",
+		      pr->name, r.sw / MB, t->sw);
+	check(close_rel(r.rr4k / MB, t->rr, 0.10), "%s: RR4K %.4g MB/s within 10 %% of %g",
+	      pr->name, r.rr4k / MB, t->rr);
+	if (!pmap || tc->state == FTL_USED)
+		check(close_rel(r.rw4k / MB, t->rw, 0.10), "%s: RW4K %.4g MB/s within 10 %% of %g",
+		      pr->name, r.rw4k / MB, t->rw);
+	if (!pmap) {
 		/*
 		 * Closed forms of the log-block FTL: a sequential stream pays
 		 * alpha_w per page and a switch merge e per P pages; a random
@@ -1578,8 +1316,10 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 		 * whole block and is switch-merged: not affine, as LSDM saw on
 		 * some devices).
 		 */
-		double as = pr->aw + pr->e / P, bs = FTL_BETA_W;
-		double ar = pr->aw, br = FTL_BETA_W + P * pr->c + 2 * pr->e;
+		const struct ftlsim_params *p = &pr->params;
+		double aw = p->write_ns / 1e3, e_us = p->erase_ns / 1e3, c_us = p->copy_ns / 1e3;
+		double as = aw + e_us / P, bs = p->write_base_ns / 1e3;
+		double ar = aw, br = bs + P * c_us + 2 * e_us;
 		double f1 = (r.fit_rand.alpha + r.fit_rand.beta) * 1e6;
 		double f16 = (16 * r.fit_rand.alpha + r.fit_rand.beta) * 1e6;
 
@@ -1587,7 +1327,7 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 		      close_rel(r.fit_seq.beta * 1e6, bs, 0.25),
 		      "%s: sequential fit %.2f us/page + %.1f us; model: alpha_w + e/P = %.2f, beta_w = %.0f",
 		      pr->name, r.fit_seq.alpha * 1e6, r.fit_seq.beta * 1e6, as, bs);
-		if (pr->unit_kib > 64)
+		if (p->unit_kib > 64)
 			check(close_rel(f1, ar + br, 0.10) && close_rel(f16, 16 * ar + br, 0.10),
 			      "%s: random fit %.0f us at 4 KiB, %.0f us at 64 KiB; model: %.0f, %.0f",
 			      pr->name, f1, f16, ar + br, 16 * ar + br);
@@ -1601,12 +1341,12 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 	      c.reserved % MiB == 0 && (c.reserved > 0) == (c.verdict != DEVPROBE_DONT),
 	      "%s: settings the kernel accepts (small_write_max %u, mover_batch %u)", pr->name,
 	      c.small_write_max, c.mover_batch);
-	if (pr->page_mapped && tc->state == FTL_USED) {
+	if (pmap && tc->state == FTL_USED) {
 		/* ftlsim.md's figures for ssd-c come from two states; Eq. 5 on them. */
-		devprobe_eq5(pr->t_sw * MB, pr->t_rr * MB, r.ow4k, pr->t_rw * MB, &e);
+		devprobe_eq5(t->sw * MB, t->rr * MB, r.ow4k, t->rw * MB, &e);
 		check(!e.holds, "%s: Eq. 5 on ftlsim.md's figures (SW %g fresh, RW4K %g in use) and "
 		      "OW4K %.3g: %.4g >= %.4g s/MB, fails too; alpha_min %.2f",
-		      pr->name, pr->t_sw, pr->t_rw, r.ow4k / MB, e.lhs * MB, e.inv_rw * MB, e.alpha_min);
+		      pr->name, t->sw, t->rw, r.ow4k / MB, e.lhs * MB, e.inv_rw * MB, e.alpha_min);
 	}
 }
 
@@ -1636,7 +1376,7 @@ const char devprobe_usage[] =
 
 static void probe_help(void)
 {
-	size_t i;
+	unsigned int i;
 
 	printf("usage: %s %s\n\n", progname, devprobe_usage);
 	printf("Measures sequential, random and ordered-sequential writes and random reads,\n"
@@ -1647,8 +1387,8 @@ static void probe_help(void)
 	       "--seconds: budget of each of the 4 tests (default 3). --working-set: what\n"
 	       "the reserved share is taken of (default: the device). --quiet: no progress.\n"
 	       "--model: no device, an emulated dm-ftlsim preset:");
-	for (i = 0; i < ARRAY_SIZE(ftl_presets); i++)
-		printf(" %s", ftl_presets[i].name);
+	for (i = 0; ftlsim_preset_get(i); i++)
+		printf(" %s", ftlsim_preset_get(i)->name);
 	printf(".\n\nSee ressdsetup(8).\n");
 }
 
@@ -1807,7 +1547,7 @@ int devprobe_main(int argc, char **argv)
 {
 	struct devprobe_plan plan = { .seconds = 3, .seed = 0x5eed };
 	struct target_info ti = { 0 };
-	const struct ftl_preset *pr = NULL;
+	const struct ftlsim_preset *pr = NULL;
 	struct devprobe_result r;
 	struct real_io io = { .fd = -1 };
 	struct probe_opts o;
@@ -1847,10 +1587,15 @@ int devprobe_main(int argc, char **argv)
 		return EXIT_PARAM;
 	}
 	if (o.model) {
-		pr = ftl_preset_find(o.model);
+		pr = ftlsim_preset_find(o.model);
 		if (!pr) {
-			errmsg("probe: unknown --model '%s' (presets: ssd-a, ssd-b, ssd-c, sd-card, sd-worst)",
-			       o.model);
+			char names[128] = "";
+			unsigned int k;
+
+			for (k = 0; ftlsim_preset_get(k); k++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 k ? ", " : "", ftlsim_preset_get(k)->name);
+			errmsg("probe: unknown --model '%s' (presets: %s)", o.model, names);
 			return EXIT_PARAM;
 		}
 		if (o.device || o.destructive) {

@@ -10,7 +10,8 @@
  *
  *  - the runner (devprobe_run()) issues the tests' requests one at a time
  *    through a backend that times them: real O_DIRECT I/O on a device or
- *    file, or a built-in flash cost model (the presets of dm-ftlsim);
+ *    file, or dm-ftlsim's flash cost model and presets (ftlsim-model.c,
+ *    built in);
  *  - the math (devprobe_fit_affine(), devprobe_summarize(), devprobe_eq5(),
  *    devprobe_recommend()): pure functions of the measured times, no I/O;
  *  - devprobe_main(): options, safety checks, output, --self-test.
