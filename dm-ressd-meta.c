@@ -1021,7 +1021,7 @@ static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
 		ressd_complete_list(waiters, status);
 	wake_up_all(&rc->wait);
 	queue_work(rc->wq, &rc->worker);
-	ressd_mover_kick(rc);
+	ressd_mover_log_grew(rc);
 }
 
 /* A chunk of the open (or since sealed) record is on the log device. */

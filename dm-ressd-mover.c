@@ -476,6 +476,19 @@ void ressd_mover_kick(struct ressd_c *rc)
 	wake_up(&rc->mover_wait);
 }
 
+void ressd_mover_log_grew(struct ressd_c *rc)
+{
+	u64 used = READ_ONCE(rc->used);
+
+	/*
+	 * Lockless: the thread checks again under the lock.  A wake-up that
+	 * races with "drain" is not lost: drain wakes the thread itself.
+	 */
+	if (READ_ONCE(rc->draining) ||
+	    used * 100 >= (u64)rc->lg.nr_slots * READ_ONCE(rc->tunables.high_watermark))
+		wake_up(&rc->mover_wait);
+}
+
 int ressd_mover_drain(struct ressd_c *rc)
 {
 	int r;

@@ -420,8 +420,13 @@ int ressd_map_bio(struct ressd_c *rc, struct bio *bio);
 
 int ressd_mover_start(struct ressd_c *rc);
 void ressd_mover_stop(struct ressd_c *rc);
-/* Wake the mover if the log is above its watermark (any context). */
+/* Wake the mover: it runs if it has work (any context). */
 void ressd_mover_kick(struct ressd_c *rc);
+/*
+ * A log write completed: wake the mover only if it may have work (the log
+ * at or above high_watermark, or a drain), not once per write (any context).
+ */
+void ressd_mover_log_grew(struct ressd_c *rc);
 /* Move everything home ("drain"); may sleep; 0 or an error. */
 int ressd_mover_drain(struct ressd_c *rc);
 
