@@ -10,6 +10,7 @@
  *   ressdsetup check  <device>
  *   ressdsetup dump   <device> [--json]
  *   ressdsetup probe  <device> --destructive | --range <offset>:<length> [--json]
+ *   ressdsetup tab-check | tab-open | tab-close | generator | udev-id  (ressdtab.c)
  *
  * See ressdsetup.8 and Documentation/ressdsetup.rst.  The on-disk format of
  * the log comes from dm-ressd-format.h; the label that "format" writes at
@@ -34,6 +35,7 @@
 #include "log.h"
 #include "probe.h"
 #include "ressd-kconsts.h"
+#include "ressdtab.h"
 #include "status.h"
 #include "util.h"
 
@@ -123,6 +125,8 @@ static void usage(FILE *f)
 	for (c = 0; c < C_NR; c++)
 		fprintf(f, "  %s\n", cmd_usage[c]);
 	fprintf(f, "  %s\n", devprobe_usage);
+	for (c = 0; tab_usage[c]; c++)
+		fprintf(f, "  %s\n", tab_usage[c]);
 	fprintf(f, "\n  %s --help | --version\n\nSee ressdsetup(8).\n", progname);
 }
 
@@ -1721,6 +1725,47 @@ static int cmd_dump(const struct opts *o)
 
 /* ---- main ---- */
 
+/* /etc/ressdtab commands (ressdtab.c): open and close run through main(). */
+int main(int argc, char **argv);
+
+static int tab_dmsetup(const char *const *args)
+{
+	return run_dmsetup(args, NULL);
+}
+
+static int tab_main(int argc, char **argv)
+{
+	static const struct tab_ops ops = { .run = main, .dmsetup = tab_dmsetup };
+	static const char *const names[] = {
+		"tab-check", "tab-open", "tab-close", "generator", "udev-id"
+	};
+	size_t k;
+	int i;
+
+	for (k = 0; k < ARRAY_SIZE(names); k++)
+		if (!strcmp(argv[0], names[k]))
+			break;
+	if (k == ARRAY_SIZE(names))
+		return -1;
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: %s %s\n\nSee ressdsetup(8).\n", progname, tab_usage[k]);
+			return 0;
+		}
+	switch (k) {
+	case 0:
+		return tab_check_main(argc, argv);
+	case 1:
+		return tab_open_main(argc, argv, &ops);
+	case 2:
+		return tab_close_main(argc, argv, &ops);
+	case 3:
+		return tab_generator_main(argc, argv);
+	default:
+		return tab_udev_id_main(argc, argv);
+	}
+}
+
 static int cmd_help(enum cmd c)
 {
 	printf("usage: %s %s\n\nSee ressdsetup(8).\n", progname, cmd_usage[c]);
@@ -1747,6 +1792,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "probe"))
 		return devprobe_main(argc - 1, argv + 1);
+	c = tab_main(argc - 1, argv + 1);
+	if (c >= 0)
+		return c;
 	for (c = 0; c < C_NR; c++)
 		if (!strcmp(argv[1], cmd_name[c]))
 			break;
