@@ -6,7 +6,7 @@
  *
  *   ressd-writer write  --dev D --blocks N [--seconds S | --ops K] [--seed X]
  *                       [--journal F] [--mix w4=30,w8=12,...] [--threads T]
- *                       [--verify-every M]
+ *                       [--verify-every M] [--mark-dm NAME]
  *   ressd-writer verify --dev D --journal F [--mode live|crash] [--cut NS]
  *   ressd-writer now    (prints CLOCK_MONOTONIC in ns, the clock of --cut)
  *
@@ -58,6 +58,17 @@
  * The writer never has two operations in flight on one block: each op claims
  * its blocks before the I/O.  Ops are generated in order from one PRNG, so a
  * seed gives the same op sequence (the interleaving of threads varies).
+ * Marks.  With --mark-dm NAME, after journalling a FLUSH_DONE, the DONE of an
+ * O_DSYNC write, or the INIT_DONE of a new journal, the thread that did so
+ * sends the device-mapper target message "mark ressd-writer:<t_ns>" to the
+ * dm device NAME (a dm-log-writes target below the device under test; the
+ * DM_TARGET_MSG ioctl on /dev/mapper/control), t_ns being that record's
+ * stamp.  Stamps are strictly increasing along the journal, so every
+ * completion stamped at or before t_ns returned before the mark was sent,
+ * and dm-log-writes logged its writes before the mark: a replay of the
+ * log-writes log to any point at or after the mark may be verified with
+ * --mode crash --cut <t_ns + 1>.
+ *
  * SIGUSR1 stops the on-the-fly read verification (before a power cut: reads
  * after it may see dropped writes) and prints "reads-off" once no verifying
  * read is in flight.  SIGTERM/SIGINT stop the run cleanly.
@@ -69,6 +80,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/dm-ioctl.h>
 #include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
@@ -166,9 +178,13 @@ static struct {
 	uint64_t recent[64];
 	unsigned nrecent;
 	int wsum, threads_done;
+	uint64_t last_t;	/* newest journal stamp: stamps strictly increase */
+	int ctl_fd;		/* /dev/mapper/control, with --mark-dm */
+	const char *mark_dm;
 	/* results */
 	uint64_t nops[NOPS], nblk[NOPS], violations, reported;
-} G = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+} G = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+	.ctl_fd = -1 };
 
 static volatile sig_atomic_t sig_stop, sig_reads_off;
 
@@ -374,6 +390,9 @@ static uint64_t jappend(int type, int flags, uint64_t block, uint32_t count,
 	struct jrec r = { JMAGIC, 0, (uint16_t)type, (uint16_t)flags, count,
 			  block, op, now_ns() };
 
+	if (r.t_ns <= G.last_t)		/* never equal: see "Marks" above */
+		r.t_ns = G.last_t + 1;
+	G.last_t = r.t_ns;
 	r.crc = crc32c(0, &r, sizeof(r));
 	if (write(G.jfd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		die("journal write: %s", strerror(errno));
@@ -495,6 +514,8 @@ static int replay(const char *path, uint64_t cut)
 		}
 		if (j->type >= J_WRITE && j->op >= G.next_op)
 			G.next_op = j->op + 1;
+		if (j->t_ns > G.last_t)
+			G.last_t = j->t_ns;
 	}
 	for (uint64_t b = 0; b < G.nblocks; b++)
 		G.disc[b] = G.disc_iss[b] > G.comp_iss[b];
@@ -531,6 +552,40 @@ static void open_dev(const char *dev, int rw)
 		if (G.fd_sync < 0)
 			die("%s: %s", dev, strerror(errno));
 	}
+}
+
+/*
+ * Send "mark ressd-writer:<t>" to the dm device G.mark_dm (see "Marks" at the
+ * top).  Called with G.mu held, right after the record stamped t, so marks
+ * reach the log in stamp order.  A failed mark is an error: a replay could
+ * not tell what was durable.
+ */
+static void send_mark(uint64_t t)
+{
+	union {
+		struct dm_ioctl io;
+		char buf[sizeof(struct dm_ioctl) + sizeof(struct dm_target_msg) + 64];
+	} u;
+	struct dm_target_msg *msg;
+
+	if (!G.mark_dm)
+		return;
+	if (G.ctl_fd < 0)
+		G.ctl_fd = open("/dev/mapper/control", O_RDWR);
+	if (G.ctl_fd < 0)
+		die("/dev/mapper/control: %s", strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.io.version[0] = DM_VERSION_MAJOR;
+	u.io.version[1] = 0;
+	u.io.version[2] = 0;
+	u.io.data_size = sizeof(u);
+	u.io.data_start = sizeof(struct dm_ioctl);
+	snprintf(u.io.name, sizeof(u.io.name), "%s", G.mark_dm);
+	msg = (struct dm_target_msg *)(u.buf + sizeof(struct dm_ioctl));
+	msg->sector = 0;
+	snprintf(msg->message, 64, "mark ressd-writer:%" PRIu64, t);
+	if (ioctl(G.ctl_fd, DM_TARGET_MSG, &u))
+		die("mark on dm device %s: %s", G.mark_dm, strerror(errno));
 }
 
 static int discard_supported(void)	/* queue/discard_max_bytes > 0 */
@@ -696,6 +751,7 @@ static void complete(struct op *op)
 		break;
 	case OP_FSYNC:
 		jappend(J_FLUSH_DONE, 0, 0, 0, op->id);
+		send_mark(G.last_t);
 		for (b = 0; b < G.nblocks; b++)
 			if (G.comp_seq[b] < op->start && G.comp[b] > G.dur[b])
 				G.dur[b] = G.comp[b];
@@ -717,6 +773,8 @@ static void complete(struct op *op)
 			if (op->type == OP_DSYNC)
 				G.dur[b] = op->gens[k];
 		}
+		if (op->type == OP_DSYNC)
+			send_mark(G.last_t);
 	}
 	for (uint32_t k = 0; k < op->count; k++)
 		G.busy[op->start + k] = 0;
@@ -864,6 +922,7 @@ static int cmd_write(const char *dev, const char *journal, int nthreads,
 		if (fdatasync(G.fd))
 			die("fdatasync: %s", strerror(errno));
 		jappend(J_INIT_DONE, 0, 0, 0, 0);
+		send_mark(G.last_t);
 		free(z);
 	}
 	if (G.next_op == 0)
@@ -967,7 +1026,7 @@ static void usage(void)
 		"usage: ressd-writer write --dev D --blocks N [--seconds S | --ops K]\n"
 		"           [--seed X] [--journal F] [--mix w4=30,w8=12,seq=8,dsync=6,"
 		"discard=4,read=30,fsync=3]\n"
-		"           [--threads T] [--verify-every M]\n"
+		"           [--threads T] [--verify-every M] [--mark-dm NAME]\n"
 		"       ressd-writer verify --dev D --journal F [--mode live|crash] [--cut NS]\n"
 		"       ressd-writer now\n");
 	exit(2);
@@ -981,7 +1040,8 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 'x' }, { "journal", 1, NULL, 'j' },
 		{ "mix", 1, NULL, 'm' }, { "verify-every", 1, NULL, 'v' },
 		{ "threads", 1, NULL, 't' }, { "mode", 1, NULL, 'M' },
-		{ "cut", 1, NULL, 'c' }, { NULL, 0, NULL, 0 },
+		{ "cut", 1, NULL, 'c' }, { "mark-dm", 1, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *dev = NULL, *journal = "ressd-writer.journal", *mode = "live";
 	uint64_t seconds = 0, cut = UINT64_MAX;
@@ -1007,6 +1067,7 @@ int main(int argc, char **argv)
 		case 't': nthreads = atoi(optarg); break;
 		case 'M': mode = optarg; break;
 		case 'c': cut = strtoull(optarg, NULL, 0); break;
+		case 'k': G.mark_dm = optarg; break;
 		default: usage();
 		}
 	}
