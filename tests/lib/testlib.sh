@@ -95,3 +95,17 @@ run_watched() {
 	done
 	wait $pid || fail "failed: $*"
 }
+
+# kmsg_take <what>: the kernel log since the last call into $KMSG, then
+# cleared (so that a message found in it belongs to <what>).  A test that
+# clears the log must call this instead of dmesg -C: an oops, a warning, a
+# KASAN or lockdep report in it fails the test here, as guest-run.sh would
+# have at the end.
+KMSG_BAD='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Oops|general protection fault|kernel BUG|Kernel panic'
+kmsg_take() {
+	KMSG=$(dmesg -c)
+	if [[ $KMSG =~ $KMSG_BAD ]]; then
+		echo "$KMSG" | tail -n 60
+		fail "kernel log after $1: ${BASH_REMATCH[0]}"
+	fi
+}
