@@ -2,8 +2,12 @@
 # make test: every layer of tests, one closing summary line.
 #
 #   scripts/test-all.sh           deps, check, host, fuzz (30 s a target), kunit,
-#                                 test-uml, test-vm
+#                                 test-uml, crash, test-vm
 #   scripts/test-all.sh --quick   the same without test-vm
+#
+# crash is the replay crash harness tests/crash/replay.sh in the UML debug
+# kernel, at its default size (CRASH_STATES and CRASH_OPS, passed into the
+# guest, make it larger; Documentation/testing.md).
 #
 # Each layer prints its own PASS/FAIL lines; this script adds up their counts
 # and prints "N passed, N failed" alone on the last line, exiting non-zero on
@@ -12,8 +16,8 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$RESSD_TOP"
 
-layers=(check host fuzz kunit uml vm)
-[ "${1:-}" = --quick ] && layers=(check host fuzz kunit uml)
+layers=(check host fuzz kunit uml crash vm)
+[ "${1:-}" = --quick ] && layers=(check host fuzz kunit uml crash)
 
 start=$(date +%s)
 passed=0 failed=0
@@ -30,6 +34,8 @@ for layer in "${layers[@]}"; do
 	fuzz) bash scripts/fuzz.sh --seconds 30; counts=.out/fuzz/counts ;;
 	kunit) bash scripts/test-guest.sh kunit; counts=.out/kunit/counts ;;
 	uml) bash scripts/test-guest.sh uml; counts=.out/uml/counts ;;
+	crash)	# after uml: it reuses .out/uml
+		bash scripts/test-guest.sh uml tests/crash/replay.sh; counts=.out/uml/counts ;;
 	vm) bash scripts/test-guest.sh vm; counts=.out/vm/counts ;;
 	esac
 	rc=$?

@@ -59,7 +59,7 @@ else
 fi
 bdir=$out/build
 mkdir -p "$bdir"
-rsync -a --delete --include='*/' --include='*.c' --include='*.h' --include=Kbuild \
+rsync -a --delete --include='*/' --include='*.c' --include='*.h' --include=Kbuild --include=VERSION \
 	--exclude='*' --prune-empty-dirs --exclude=.out "$RESSD_TOP/" "$bdir/"
 if ! make -C "$kdir" "${arch[@]}" M="$bdir" modules >"$out/build.log" 2>&1; then
 	tail -n 20 "$out/build.log"
@@ -70,7 +70,8 @@ fi
 truncate -s "${RESSD_DISK_A_SIZE:-1G}" "$out/disk-a.img"
 truncate -s "${RESSD_DISK_B_SIZE:-512M}" "$out/disk-b.img"
 
-# 3. Boot.
+# 3. Boot.  Test settings (CRASH_*, RESSD_TEST_TIMEOUT) are passed into the guest.
+genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
 exec 9>"$RESSD_VM_LOCK"
 flock 9
 ressd_log "booting the $kind guest (${#tests[@]} tests)"
@@ -83,12 +84,12 @@ if [ $kind = vm ]; then
 	timeout -k 30 "$limit" "$RESSD_VENV/bin/vng" --run "/boot/vmlinuz-$kver" "${kvm[@]}" \
 		--memory 2G --cpus 2 --rwdir "$res" \
 		--qemu-opts="-drive file=$out/disk-a.img,format=raw,if=virtio,cache=none -drive file=$out/disk-b.img,format=raw,if=virtio,cache=none" \
-		--exec "bash $RESSD_TOP/tests/lib/guest-run.sh vm $res $bdir ${tests[*]}" \
+		--exec "env $genv bash $RESSD_TOP/tests/lib/guest-run.sh vm $res $bdir ${tests[*]}" \
 		</dev/null >"$out/console.log" 2>&1
 else
 	cat >"$out/init.sh" <<EOI
 #!/bin/bash
-exec bash $RESSD_TOP/tests/lib/guest-run.sh $kind $res $bdir ${tests[*]}
+exec env $genv bash $RESSD_TOP/tests/lib/guest-run.sh $kind $res $bdir ${tests[*]}
 EOI
 	chmod +x "$out/init.sh"
 	timeout -k 30 "$limit" "$kdir/linux" mem=1G log_buf_len=16M ubd0="$out/disk-a.img" ubd1="$out/disk-b.img" \

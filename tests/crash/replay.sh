@@ -1,0 +1,256 @@
+#!/bin/bash
+# Replay crash harness (I1 durability, I2 no stale resurrection, I3 no
+# foreign data, I6 repeatable recovery), in the manner of xfstests
+# generic/455 and 482 and of CrashMonkey.
+#
+#   writer -> dm-ressd -> dm-log-writes -> disk A        (log on disk B)
+#
+# dm-ressd uses one device for the normal area and the log (the log after the
+# normal area), so one dm-log-writes device records every write, flush and
+# FUA of the target in completion order.  The self-checking writer
+# (tests/tools/ressd-writer.c) journals its writes and marks the log-writes
+# log after each completed flush and O_DSYNC write (--mark-dm), so a replay
+# point maps to a cut time for `ressd-writer verify --mode crash`.  The
+# workload runs in phases: the mover at a low watermark, small writes that
+# wrap the log several times, the mover paused so the log fills and writes
+# pass through, discards and large writes over logged blocks, and table
+# reloads during the writes.
+#
+# tests/crash/ressd-replay.c then plans crash states from the log: every kind
+# of point (FLUSH, FUA, writer mark, random cut), random subsets of the
+# writes after a point in random order, and multi-block writes torn at a
+# 4 KiB boundary.  The log prefix is replayed forward onto a base device
+# (a copy of the disk as it was when logging began); each state is a
+# non-persistent dm-snapshot of the base, plus the state's extra writes.
+# On each: create dm-ressd (recovery) and verify every block against the
+# journal.  On every fourth state also crash during recovery: recover under
+# a second dm-log-writes (with the mover running), take the contents, replay
+# a random prefix of that second log onto a fresh snapshot of the same state,
+# recover again, verify, and require the same contents as the first
+# recovery (I6).
+#
+# Sizes: CRASH_STATES states (default 120), CRASH_OPS writer operations per
+# workload unit (default 600; 7.5 units in all); CRASH_SEED.  A recovery
+# that fails, a verify violation or an I6 mismatch is a violation; the test
+# fails on any, and also when the plan has no state of some kind.
+. "$RESSD_TOP/tests/lib/testlib.sh"
+. "$RESSD_TOP/tests/lib/writer.sh"
+
+STATES=${CRASH_STATES:-120}
+OPS=${CRASH_OPS:-600}
+SEED=${CRASH_SEED:-$((RANDOM * 32768 + RANDOM))}
+I6_EVERY=${CRASH_I6_EVERY:-4}
+A=$RESSD_DISK_A B=$RESSD_DISK_B
+MIB=2048				# sectors
+NORMAL=$((64 * MIB))			# dm-ressd normal area
+LOGS=$((4 * MIB))			# dm-ressd log: wraps several times
+SRC=$((NORMAL + LOGS))
+NBLK=8192				# writer blocks (32 MiB)
+L1=$((320 * MIB)) L2=$((64 * MIB)) COW=$((64 * MIB))
+[ $((2 * SRC)) -le "$DISK_A_SECTORS" ] || fail "disk A too small"
+[ $((L1 + L2 + 2 * COW)) -le "$DISK_B_SECTORS" ] || fail "disk B too small"
+M=/dev/mapper
+wpid=
+trap '[ -n "$wpid" ] && kill -KILL $wpid 2>/dev/null' EXIT
+
+writer_build
+REPLAY=$TMPDIR/ressd-replay
+cc -O2 -Wall -Wextra -o "$REPLAY" "$RESSD_TOP/tests/crash/ressd-replay.c" ||
+	fail "could not build ressd-replay.c"
+
+# ressd_table <dev> [opt args...]: the single-device layout on <dev>.
+ressd_table() {
+	local dev=$1
+	shift
+	echo "0 $NORMAL ressd $dev 0 $dev $NORMAL $LOGS $# $*"
+}
+# quiet_create <name> <table>: returns non-zero instead of failing the test.
+quiet_create() {
+	dmsetup create "$1" --table "$2" >"$TMPDIR/create.err" 2>&1 &&
+		dmsetup mknodes "$1" >/dev/null 2>&1 && [ -b "$M/$1" ]
+}
+snap_table() { echo "0 $SRC snapshot $M/cr_base $M/$1 N 8"; }
+
+note "seed $SEED, $STATES states, $OPS ops per workload unit"
+dm_create cr_src "0 $SRC linear $A 0"
+dm_create cr_base "0 $SRC linear $A $SRC"
+dm_create cr_l1 "0 $L1 linear $B 0"
+dm_create cr_l2 "0 $L2 linear $B $L1"
+dm_create cr_cow1 "0 $COW linear $B $((L1 + L2))"
+dm_create cr_cow2 "0 $COW linear $B $((L1 + L2 + COW))"
+
+# The disk as logging begins: the target's log formats afresh (first 4 KiB
+# zero) and the writer's blocks are zero (so that even a state before its
+# zero-fill is checkable); whatever else the disk held stays, and the base is
+# a copy of it.
+zero_at $M/cr_src 8 $NORMAL
+dd if=/dev/zero of=$M/cr_src bs=1M count=$((NBLK / 256)) oflag=direct status=none ||
+	fail "zeroing the writer's blocks"
+dd if=$M/cr_src of=$M/cr_base bs=1M iflag=direct oflag=direct status=none ||
+	fail "copying the disk to the base"
+zero_at $M/cr_l1 8 0
+dm_create cr_lw "0 $SRC log-writes $M/cr_src $M/cr_l1"
+
+# ---- the workload ----
+J=$TMPDIR/crash.journal
+rm -f "$J"
+dm_create cr_ressd "$(ressd_table $M/cr_lw high_watermark 50)"
+phase=0
+# run_phase <what> <ops> <mix> [background command]
+run_phase() {
+	local what=$1 ops=$2 mix=$3 out=$TMPDIR/crash-writer.out
+	phase=$((phase + 1))
+	note "workload $phase: $what ($ops ops)"
+	"$WRITER" write --dev $M/cr_ressd --blocks $NBLK --ops "$ops" \
+		--seed $((SEED + phase)) --journal "$J" --mix "$mix" \
+		--mark-dm cr_lw >"$out" 2>&1 &
+	wpid=$!
+	if [ -n "${4:-}" ]; then
+		wait_for_line "$out" '^started' 120 $wpid
+		eval "$4"
+	fi
+	wait $wpid
+	local rc=$?
+	wpid=
+	cat "$out"
+	[ $rc -eq 0 ] || fail "writer exit $rc in workload $phase"
+	show_status cr_ressd "after workload $phase"
+}
+DEFAULT=w4=30,w8=12,seq=8,dsync=6,discard=4,read=10,fsync=3
+SMALL=w4=50,w8=20,dsync=8,read=5,fsync=3
+dmsetup message cr_ressd 0 set high_watermark 5 || fail "set high_watermark"
+run_phase "the mover running (high_watermark 5)" "$OPS" "$DEFAULT"
+dmsetup message cr_ressd 0 set high_watermark 50 || fail "set high_watermark"
+run_phase "small writes: the log wraps" $((3 * OPS)) "$SMALL"
+moved1=$(status_field cr_ressd 7)
+dmsetup message cr_ressd 0 mover pause || fail "mover pause"
+full0=$(status_field cr_ressd 11)
+run_phase "mover paused: the log fills, writes pass through" $((2 * OPS)) "$SMALL"
+full1=$(status_field cr_ressd 11)
+dmsetup message cr_ressd 0 mover resume || fail "mover resume"
+run_phase "discards and large writes over logged blocks" $((OPS / 2)) \
+	w4=30,w8=10,seq=30,discard=15,dsync=5,fsync=5,read=5
+alive() {	# <pid>: running, not a zombie waiting for its parent
+	local s
+	s=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) && [ "$s" != Z ]
+}
+reloads=0
+reload() {	# reload the same table while the writer runs
+	while sleep 0.1 && alive $wpid; do
+		dmsetup reload cr_ressd --table "$(dmsetup table cr_ressd)" &&
+			dmsetup resume cr_ressd || fail "table reload"
+		alive $wpid && reloads=$((reloads + 1))
+	done
+}
+# (the target's counters start afresh with each table: read them first)
+moved2=$(status_field cr_ressd 7)
+redir=$(status_field cr_ressd 4)
+run_phase "table reloads during the writes" "$OPS" "$DEFAULT" reload
+echo "$reloads table reloads during the writes"
+[ $reloads -ge 2 ] || fail "only $reloads table reloads happened during the writes"
+used=$(status_field cr_ressd 1)
+dm_remove cr_ressd
+echo "log-writes: $(dmsetup status cr_lw)"
+dm_remove cr_lw
+# What the workload must have covered, from the target's own counters.
+[ "$moved1" -gt 0 ] || fail "the mover did not run"
+[ "$full1" -gt "$full0" ] || fail "no write passed through a full log ($full0 -> $full1)"
+[ "$moved2" -gt "$moved1" ] || fail "the mover did not run after the pause"
+[ "$redir" -gt $((2 * LOGS / 8)) ] || fail "only $redir writes to a log of $((LOGS / 8)) blocks: it did not wrap"
+echo "redirected writes: $redir, moved blocks: $moved2 (log of $((LOGS / 8)) blocks)," \
+	"full writes: $full1, log at the end $used"
+
+"$REPLAY" info --log $M/cr_l1 || fail "the log-writes log cannot be read"
+"$REPLAY" plan --log $M/cr_l1 --states "$STATES" --seed "$SEED" \
+	--i6-every "$I6_EVERY" >"$TMPDIR/plan" || fail "ressd-replay plan"
+kinds="flush fua mark cut subset torn"
+for k in $kinds; do
+	grep -q " $k " "$TMPDIR/plan" || fail "the plan has no $k state"
+done
+
+# ---- the states ----
+declare -A nstate nviol
+for k in $kinds i6; do nstate[$k]=0 nviol[$k]=0; done
+violation() {	# <kind> <message>
+	nviol[$1]=$((${nviol[$1]} + 1))
+	echo "VIOLATION state $id ($kind p=$p cut=$cut extras=$extras): $2"
+}
+# check <device> <what>: verify a recovered target; 0 if all held.
+check() {
+	if ! "$WRITER" verify --dev "$1" --journal "$J" --mode crash --cut "$cut" \
+		>"$TMPDIR/verify.out" 2>&1; then
+		grep -E '^(VIOLATION|verify|ressd-writer)' "$TMPDIR/verify.out" | head -n 8
+		return 1
+	fi
+}
+digest() { dd if="$1" bs=1M count=$((NBLK / 256)) iflag=direct status=none | md5sum; }
+# state_on <snapshot name> <cow>: a fresh snapshot of the base plus the extras.
+state_on() {
+	quiet_create "$1" "$(snap_table "$2")" || fail "snapshot $1: $(cat "$TMPDIR/create.err")"
+	[ "$extras" = - ] || "$REPLAY" apply --log $M/cr_l1 --dev "$M/$1" --list "$extras" ||
+		fail "applying the extras of state $id"
+}
+
+cur=0 t0=$(date +%s)
+while read -r -u 3 id kind p cut i6 extras; do
+	if [ "$p" -gt "$cur" ]; then
+		"$REPLAY" apply --log $M/cr_l1 --dev $M/cr_base --range "$cur:$p" ||
+			fail "replaying entries $cur..$p onto the base"
+		cur=$p
+	fi
+	nstate[$kind]=$((${nstate[$kind]} + 1))
+	state_on cr_s1 cr_cow1
+	if [ "$i6" = 0 ]; then
+		if ! quiet_create cr_r "$(ressd_table $M/cr_s1 high_watermark 50)"; then
+			violation "$kind" "recovery failed: $(tail -n 1 "$TMPDIR/create.err")"
+		else
+			check $M/cr_r || violation "$kind" "verify"
+			dm_remove cr_r
+		fi
+		dm_remove cr_s1
+		continue
+	fi
+
+	# I6: recover under a second log-writes device, the mover running ...
+	nstate[i6]=$((${nstate[i6]} + 1))
+	zero_at $M/cr_l2 8 0
+	dm_create cr_lw2 "0 $SRC log-writes $M/cr_s1 $M/cr_l2"
+	if ! quiet_create cr_r "$(ressd_table $M/cr_lw2 high_watermark 1 low_watermark 0)"; then
+		violation "$kind" "recovery failed: $(tail -n 1 "$TMPDIR/create.err")"
+		dm_remove cr_lw2
+		dm_remove cr_s1
+		continue
+	fi
+	check $M/cr_r || violation "$kind" "verify"
+	d1=$(digest $M/cr_r)
+	dm_remove cr_r
+	dm_remove cr_lw2
+	dm_remove cr_s1
+	# ... then crash during that recovery: a random prefix of its log.
+	n2=$("$REPLAY" info --log $M/cr_l2 | sed -n 's/^log: \([0-9]*\) entries.*/\1/p')
+	[ -n "$n2" ] || fail "the second log cannot be read"
+	k2=$((RANDOM % (n2 + 1)))
+	state_on cr_s2 cr_cow2
+	"$REPLAY" apply --log $M/cr_l2 --dev $M/cr_s2 --range "0:$k2" ||
+		fail "replaying the second log"
+	if ! quiet_create cr_r "$(ressd_table $M/cr_s2 high_watermark 50)"; then
+		violation i6 "second recovery failed after $k2/$n2 entries: $(tail -n 1 "$TMPDIR/create.err")"
+	else
+		check $M/cr_r || violation i6 "verify after a crash at $k2/$n2 of recovery"
+		d2=$(digest $M/cr_r)
+		[ "$d1" = "$d2" ] || violation i6 "contents differ from the first recovery (crash at $k2/$n2)"
+		dm_remove cr_r
+	fi
+	dm_remove cr_s2
+done 3<"$TMPDIR/plan"
+secs=$(( $(date +%s) - t0 ))
+
+total=0 bad=0
+for k in $kinds i6; do
+	printf '%-7s %5d states checked, %d violations\n' "$k" "${nstate[$k]}" "${nviol[$k]}"
+	[ $k = i6 ] || total=$((total + ${nstate[$k]}))
+	bad=$((bad + ${nviol[$k]}))
+done
+echo "crash states: $total checked (+${nstate[i6]} crashed during recovery) in $secs s, $bad violations (seed $SEED)"
+[ "$total" -gt 0 ] || fail "no state was checked"
+[ $bad -eq 0 ] || fail "$bad violations (seed $SEED)"
