@@ -978,3 +978,4 @@ MODULE_DESCRIPTION(DM_NAME " target that logs small random writes sequentially f
 MODULE_AUTHOR("dm-ressd developers");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("dm-ressd");
+MODULE_VERSION(RESSD_VERSION);

@@ -32,7 +32,7 @@ build_check() {	# <name> <kdir> [make args]
 	shift 2
 	local b=$out/$name
 	mkdir -p "$b"
-	rsync -a --include='*/' --include='*.c' --include='*.h' --include=Kbuild \
+	rsync -a --include='*/' --include='*.c' --include='*.h' --include=Kbuild --include=VERSION \
 		--exclude='*' --prune-empty-dirs --exclude=.out "$RESSD_TOP/" "$b/"
 	make -C "$kdir" "$@" M="$b" W=1 C=2 modules >"$b.log" 2>&1
 	local rc=$?

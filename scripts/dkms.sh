@@ -192,6 +192,10 @@ cmd_test() {
 		vm=$(modinfo -F vermagic "$ko")
 		[ "${vm%% *}" = "$kver" ] || { echo "FAIL $m.ko: vermagic '$vm' is not for $kver"; exit 1; }
 		[ "$(modinfo -F name "$ko")" = "$m" ] || { echo "FAIL $m.ko: wrong module name"; exit 1; }
+		if [ "$m" = dm_ressd ] && [ "$(modinfo -F version "$ko")" != "$ver" ]; then
+			echo "FAIL $m.ko: MODULE_VERSION '$(modinfo -F version "$ko")' is not $ver"
+			exit 1
+		fi
 		alias=$(modinfo -F alias "$ko" | tr '\n' ' ')
 		signer=$(modinfo -F signer "$ko" 2>/dev/null) || true
 		echo "built: ${ko#"$tmp/dkms/"} ($(stat -c %s "$ko") bytes)"

@@ -13,7 +13,7 @@ ressd_build_bench_modules() {
 	RESSD_KDIR=/usr/src/linux-headers-$RESSD_KVER
 	RESSD_BDIR=$out/build
 	mkdir -p "$RESSD_BDIR"
-	rsync -a --delete --include='*/' --include='*.c' --include='*.h' --include=Kbuild \
+	rsync -a --delete --include='*/' --include='*.c' --include='*.h' --include=Kbuild --include=VERSION \
 		--exclude='*' --prune-empty-dirs --exclude=.out --exclude=results \
 		"$RESSD_TOP/" "$RESSD_BDIR/"
 	[ -e "$RESSD_BDIR/tools/ftlsim/Kbuild" ] || ressd_die "tools/ftlsim is missing"
