@@ -22,6 +22,8 @@ if [ "$kind" != vm ]; then
 	mount -t devtmpfs dev /dev
 	mkdir -p /dev/pts /dev/shm
 	mount -t devpts devpts /dev/pts
+	# bash's <(...) needs /dev/fd, which devtmpfs does not provide
+	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 	mount -t tmpfs tmp /dev/shm
 	mount -t tmpfs run /run
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

@@ -755,6 +755,16 @@ static int cmd_open(const struct opts *o)
 	logdev = label_log_path(&l, o->pos[0], o->log_device);
 	if (check_path("device", o->pos[0]) || check_path("log device", logdev))
 		return EXIT_PARAM;
+	/*
+	 * Like cryptsetup: a device that is mounted or already held (by an open
+	 * dm-ressd device, above all) is not opened again.  Two targets on one
+	 * log would each replay it and then overwrite each other's records.
+	 */
+	if (rdev_busy(&d)) {
+		errmsg("%s is in use (already open, mounted or held by another device): "
+		       "refusing to open it", d.path);
+		return EXIT_BUSY;
+	}
 	if (!label_same_dev(&l) || o->log_device) {
 		if (rdev_open(&ld, logdev, RDEV_READ, err, sizeof(err)) < 0) {
 			errmsg("log device: %s (give the right one with --log-device)", err);
@@ -763,6 +773,11 @@ static int cmd_open(const struct opts *o)
 		if (!ld.blk) {
 			errmsg("log device %s is a regular file: attach it to a loop device first", logdev);
 			return EXIT_DEVICE;
+		}
+		if (rdev_busy(&ld)) {
+			errmsg("log device %s is in use (already open, mounted or held by another "
+			       "device): refusing to open it", logdev);
+			return EXIT_BUSY;
 		}
 		if (l.log_offset + l.log_sectors > ld.size / SECTOR_SIZE) {
 			errmsg("log device %s is too small (%" PRIu64 " sectors) for the log range "
