@@ -61,7 +61,10 @@
 #define RESSD_FORMAT_MIN	2
 #define RESSD_FORMAT_MAX	2
 
-/* Feature flags: unknown incompat flags refuse activation. */
+/*
+ * Feature flags: unknown incompat flags refuse activation, unknown ro_compat
+ * flags allow only a read-only table.
+ */
 #define RESSD_FEATURE_COMPAT_SUPP	0U
 #define RESSD_FEATURE_RO_COMPAT_SUPP	0U
 #define RESSD_FEATURE_INCOMPAT_SUPP	0U
@@ -75,6 +78,12 @@
  * never see them wrap.
  */
 #define RESSD_MAX_SEQ		((1ULL << 62) - 1)
+/*
+ * The superblock's epoch, likewise: recovery raises it by one and replay
+ * requires each record's epoch to lie between its predecessor's and the
+ * superblock's, a guard that an epoch wrapping to 0 would undo.
+ */
+#define RESSD_MAX_EPOCH		((1ULL << 62) - 1)
 
 /*
  * Superblock, at blocks 0 and 1 of the log range.  The rest of the 4 KiB

@@ -7,15 +7,21 @@
  * generation, with PREFLUSH and FUA, so that a torn or lost write leaves the
  * other copy intact; on load the valid copy with the higher generation wins.
  *
- * Format rule: a log range whose first 4 KiB are all zero is formatted (a new
- * random nonce, generation 1 in copy A and 2 in copy B, an empty log).  A log
- * with at least one valid superblock is loaded.  Anything else is refused
- * with a specific message; the target never reformats on its own.
+ * Format rule: a log range whose first 8 KiB (both superblock copies) are
+ * all zero is formatted (a new random nonce, generation 1 in copy A and 2 in
+ * copy B, an empty log).  One all-zero copy is just an invalid copy: a torn
+ * or lost write of that copy may read back as zeros, and the other copy
+ * still holds the volume and its acknowledged data.  A log with at least one
+ * valid superblock is loaded.  Anything else is refused with a specific
+ * message; the target never reformats on its own.
  *
  * A superblock is valid when, in this order, its magic, its own location,
  * its checksum (crc32c seeded with the nonce it carries), its version, its
- * feature flags, and its geometry (which must equal the table's) check out.
- * Every failed check logs the value found and the value expected.
+ * incompatible feature flags, its block size, its checkpoint (tail slot,
+ * sequence number and epoch in range) and its geometry (which must equal the
+ * table's) check out.  Every failed check logs the value found and the
+ * value expected.  Read-only compatible features this code does not know
+ * leave the copy valid, but only a read-only table may load it.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -203,6 +209,11 @@ const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
 		      le64_to_cpu(sb->tail_seq), RESSD_MAX_SEQ);
 		return "Superblock checkpoint out of range";
 	}
+	if (le64_to_cpu(sb->epoch) > RESSD_MAX_EPOCH) {
+		DMERR("superblock %llu: epoch %llu above %llu", location,
+		      le64_to_cpu(sb->epoch), RESSD_MAX_EPOCH);
+		return "Superblock checkpoint out of range";
+	}
 	return ressd_sb_check_geometry(sb, location, g);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_sb_check);
@@ -294,7 +305,10 @@ static int ressd_meta_format(struct ressd_c *rc, struct page *page,
 	rc->sb.nr_slots = ressd_nr_slots(rc->geo.log_sectors);
 	rc->sb.tail_slot = 0;
 	rc->sb.tail_seq = 1;
-	/* Copy B first: copy A, which decides the format rule, comes last. */
+	/*
+	 * Copy B first, then A.  A crash in between leaves a valid copy B of
+	 * an empty log, which the next activation loads.
+	 */
 	rc->sb.generation = 2;
 	r = __ressd_meta_write_copy(rc, 1, page);
 	if (!r) {
@@ -334,7 +348,9 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 		}
 	}
 
-	if (ressd_block_is_zero(page_address(page[0]))) {
+	/* The format rule: both copies all zero, not just one of them. */
+	if (ressd_block_is_zero(page_address(page[0])) &&
+	    ressd_block_is_zero(page_address(page[1]))) {
 		if (!may_format) {
 			*error = "Superblock was erased under the table";
 			r = -EINVAL;
@@ -360,6 +376,15 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 	}
 	if (!why[0] && !why[1] && info[0].nonce != info[1].nonce) {
 		*error = "Superblock copies belong to different volumes";
+		r = -EINVAL;
+		goto out;
+	}
+	/* Unknown read-only compatible features: the log may only be read. */
+	if ((info[best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP) &&
+	    (dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
+		DMERR("superblock %d: unknown read-only compatible features %x",
+		      best, info[best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP);
+		*error = "Unknown read-only compatible feature: use a read-only table";
 		r = -EINVAL;
 		goto out;
 	}

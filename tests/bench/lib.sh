@@ -132,9 +132,9 @@ WB_OPTS=${WB_OPTS:-}			# dm-writeboost optional arguments
 BCACHE_BUCKET=${BCACHE_BUCKET:-}		# default: reserved area / 256
 EXT4_MKFS_OPTS="-q -F -b 4096 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0"
 
-zero_4k() {	# <dev> <sector>
-	dd if=/dev/zero of="$1" bs=4k count=1 seek=$(($2 / 8)) oflag=direct conv=notrunc status=none ||
-		bench_die "zeroing 4 KiB at $2 of $1"
+zero_4k() {	# <dev> <sector> [<4 KiB blocks>, default 1]
+	dd if=/dev/zero of="$1" bs=4k count="${3:-1}" seek=$(($2 / 8)) oflag=direct conv=notrunc \
+		status=none || bench_die "zeroing ${3:-1} x 4 KiB at $2 of $1"
 }
 
 # stack_create <stack>: needs S and R (sectors) set.
@@ -161,7 +161,7 @@ stack_create() {
 		STACK_SETTINGS="f2fs (mkfs.f2fs defaults, nodiscard at mkfs; mount defaults) on dm-linear over the first L sectors"
 		;;
 	ressd)
-		zero_4k $FTL "$L"
+		zero_4k $FTL "$L" 2	# both superblock copies: the target formats the log
 		local n=0 opts="$RESSD_OPTS $variant"
 		n=$(wc -w <<<"$opts")
 		dm_create ressd "0 $L ressd $FTL 0 $FTL $L $R $n $opts"

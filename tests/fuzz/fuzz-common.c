@@ -159,6 +159,9 @@ const char *fz_sb_expect(const u8 *blk, u64 location, const struct ressd_geometr
 	/* sequence numbers stay below 2^62, so that replay's seq + 1 cannot wrap */
 	if (fz_get64(blk, 112) > RESSD_MAX_SEQ)
 		return "Superblock checkpoint out of range";
+	/* the epoch likewise: recovery writes epoch + 1, which must not wrap to 0 */
+	if (fz_get64(blk, 120) >= 1ULL << 62)
+		return "Superblock checkpoint out of range";
 	if (fz_get64(blk, 56) != g->origin_offset || fz_get64(blk, 64) != g->origin_sectors ||
 	    fz_get64(blk, 72) != g->log_offset || fz_get64(blk, 80) != g->log_sectors)
 		return "Superblock geometry does not match the table";
@@ -675,10 +678,16 @@ void fz_replay_check(const struct fz_image *im, struct fz_report *rep)
 			fz_put32(fz_block(im, i), 8,
 				 fz_meta_csum(fz_block(im, i), fz_get64(fz_block(im, i), 32)));
 
-	/* The constructor's load: an all-zero copy A is formatted, not read. */
-	if (ressd_block_is_zero(fz_block(im, 0))) {
-		fz_assert(!memchr_inv(fz_block(im, 0), 0, RESSD_BLOCK_SIZE), "block_is_zero");
-		fz_log("copy A all zero: the constructor formats the log");
+	/*
+	 * The constructor's load: a log whose first 8 KiB (both copies) are all
+	 * zero is formatted, not read.  One all-zero copy is an invalid copy.
+	 */
+	fz_assert(ressd_block_is_zero(fz_block(im, 0)) ==
+		  !memchr_inv(fz_block(im, 0), 0, RESSD_BLOCK_SIZE) &&
+		  ressd_block_is_zero(fz_block(im, 1)) ==
+		  !memchr_inv(fz_block(im, 1), 0, RESSD_BLOCK_SIZE), "block_is_zero");
+	if (!memchr_inv(fz_block(im, 0), 0, RESSD_SB_BLOCKS * RESSD_BLOCK_SIZE)) {
+		fz_log("both copies all zero: the constructor formats the log");
 		return;
 	}
 	for (i = 0; i < RESSD_SB_BLOCKS; i++) {
@@ -702,6 +711,11 @@ void fz_replay_check(const struct fz_image *im, struct fz_report *rep)
 	}
 	rep->sb_best = best;
 	sbb = fz_block(im, best);
+	/* unknown ro_compat features: a writable table is refused, a read-only one replays */
+	rep->read_only = fz_get32(sbb, 44) & ~RESSD_FEATURE_RO_COMPAT_SUPP;
+	if (rep->read_only)
+		fz_log("superblock %d: unknown read-only compatible features %x: a read-only "
+		       "table only", best, fz_get32(sbb, 44) & ~RESSD_FEATURE_RO_COMPAT_SUPP);
 	sb.nonce = fz_get64(sbb, 32);
 	sb.nr_slots = fz_get32(sbb, 88);
 	sb.tail_slot = fz_get32(sbb, 108);

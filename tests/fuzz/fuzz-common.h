@@ -53,6 +53,7 @@ void fz_geometry(const struct fz_image *im, struct ressd_geometry *g);
 struct fz_report {
 	const char *sb_why[RESSD_SB_BLOCKS];	/* NULL: copy valid */
 	int sb_best;		/* -1: no valid copy (refused, or formatted) */
+	bool read_only;		/* unknown ro_compat features: a read-only table only */
 	bool replayed;
 	int ret;
 	const char *error;

@@ -257,6 +257,7 @@ static void fr_sb_roundtrip(const u8 *data, size_t size)
 		info.nr_slots = ressd_nr_slots(g.log_sectors);
 		info.tail_slot %= info.nr_slots;
 		info.tail_seq &= RESSD_MAX_SEQ;
+		info.epoch &= RESSD_MAX_EPOCH;
 		info.incompat = 0;
 	}
 	memset(blk, 0x5a, sizeof(blk));

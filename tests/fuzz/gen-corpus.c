@@ -719,6 +719,19 @@ int main(int argc, char **argv)
 	fz_block(&w.im, w.sb.generation & 1 ? 0 : 1)[200] ^= 1;
 	emit("torn-superblock", &w, NULL, 0);
 
+	/*
+	 * Copy A reads back as zeros (a torn write of it) while copy B holds
+	 * the newest checkpoint: B is loaded with the whole log, not formatted.
+	 */
+	gw_init(&w, 32, 64, 17);
+	for (i = 0; i < 3; i++)
+		gw_append_random(&w, 4, -1);
+	gw_checkpoint(&w);			/* generation 4: copy B */
+	for (i = 0; i < 3; i++)
+		gw_append_random(&w, 4, -1);
+	memset(fz_block(&w.im, 0), 0, RESSD_BLOCK_SIZE);
+	emit("zero-copy-a", &w, "no record trailer", 0);
+
 	/* Long: a 64-slot log through many laps. */
 	gw_init(&w, 64, 200, 12);
 	for (i = 0; i < 150; i++)

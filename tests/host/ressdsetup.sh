@@ -508,6 +508,42 @@ expect_fail 16 "give a device with a ressd label" "$tool" check
 expect_fail 16 "unknown option" "$tool" check "$sdev" --frob
 ok "check's words for a corrupt trailer, lost records, a torn entry, stale records, a lost and a misplaced trailer, a format-1 log; exit 4, 8 and 16"
 
+# The format rule, unknown ro_compat features and the epoch bound, as the
+# kernel judges them: $sdev's log is $slog at 16 KiB (sector 32).
+sb="python3 $top/tests/lib/sbtool.py"
+zero_copy() { dd if=/dev/zero of="$slog" bs=4k seek=$((4 + $1)) count="${2:-1}" conv=notrunc status=none; }
+"$mklog" gen basic "$sdev" --expect "$tmp/expect" || fail gen
+zero_copy 0
+"$tool" check "$sdev" >"$tmp/check" 2>&1
+{ grep -q "superblock A: INVALID: Bad superblock magic" "$tmp/check" &&
+	grep -q "log: dm-ressd loads superblock B" "$tmp/check" &&
+	! grep -q "formats a new log" "$tmp/check"; } ||
+	{ cat "$tmp/check"; fail "copy A zero, copy B valid: check must load copy B, not format"; }
+[ "$("$tool" dump "$sdev" --json 2>/dev/null | jq -r '"\(.log_empty) \(.best)"')" = "false 1" ] ||
+	fail "copy A zero, copy B valid: dump must say best 1, not an empty log"
+$sb patch "$slog" 32 1 magic=0
+expect_fail 4 'no valid superblock: dm-ressd refuses the log with "Bad superblock magic"' "$tool" check "$sdev"
+zero_copy 0 2
+"$tool" check "$sdev" >"$tmp/check" 2>&1 || { cat "$tmp/check"; fail "both copies zero: check is not clean"; }
+grep -q "both superblock copies) are zero: dm-ressd formats a new log" "$tmp/check" ||
+	{ cat "$tmp/check"; fail "both copies zero: check's words"; }
+[ "$("$tool" dump "$sdev" --json 2>/dev/null | jq -r .log_empty)" = true ] || fail "both copies zero: dump's log_empty"
+"$mklog" gen basic "$sdev" --expect "$tmp/expect" || fail gen
+$sb patch "$slog" 32 0 ro_compat=0x4
+$sb patch "$slog" 32 1 ro_compat=0x4
+expect_fail 1 'read-only compatible features this version does not know (4): dm-ressd refuses a writable table with "Unknown read-only compatible feature: use a read-only table"' \
+	"$tool" check "$sdev"
+"$mklog" gen basic "$sdev" --expect "$tmp/expect" || fail gen
+$sb patch "$slog" 32 0 epoch=$((1 << 62))
+$sb patch "$slog" 32 1 epoch=0xffffffffffffffff
+expect_fail 4 'no valid superblock: dm-ressd refuses the log with "Superblock checkpoint out of range"' "$tool" check "$sdev"
+grep -qF "(epoch 4611686018427387904 above 4611686018427387903)" "$tmp/out" ||
+	{ cat "$tmp/out"; fail "epoch 2^62: check's words"; }
+$sb patch "$slog" 32 0 epoch=$(((1 << 62) - 1))
+"$tool" check "$sdev" >"$tmp/check" 2>&1
+grep -q "superblock A: valid" "$tmp/check" || { cat "$tmp/check"; fail "epoch 2^62 - 1 is valid"; }
+ok "the format rule (both copies zero formats, copy A zero alone loads copy B), unknown ro_compat features (a writable table is refused), epochs from 2^62 refused"
+
 # ---- against the kernel's replay: tests/fuzz's seed logs ----
 fz=$tmp/fuzz
 ksrc=
@@ -532,7 +568,7 @@ while read -r name want; do
 	# Problems for check: torn entries, a damaged superblock copy, a chain
 	# longer than the log, a broken trailer (or a look-alike in data: check
 	# cannot tell) where the chain ends, records beyond a lost trailer.
-	case $name in torn-last | torn-superblock | overrun | torn-lookalike | lost-trailer) want_rc=1 ;; *) want_rc=0 ;; esac
+	case $name in torn-last | torn-superblock | zero-copy-a | overrun | torn-lookalike | lost-trailer) want_rc=1 ;; *) want_rc=0 ;; esac
 	[ $rc -eq $want_rc ] || { cat "$tmp/check"; fail "check of the seed log $name exited $rc, expected $want_rc"; }
 	n=$((n + 1))
 done < <(sed -nE 's/^ +([a-z-]+) .* sb (-?[0-9]+), +([0-9]+) records +([0-9]+) entries +([0-9]+) torn +([0-9]+) invalidated +([0-9]+) mapped +[0-9]+ extents, used +([0-9]+), stop: (.*)$/\1 \2|\3|\4|\5|\6|\7|\8|\9/p' "$fz/seeds.txt")

@@ -299,6 +299,75 @@ static void ressd_sb_test_fields(struct kunit *test)
 			   "Superblock geometry does not match the table");
 }
 
+/*
+ * The epoch stays below 2^62 as the sequence numbers do: recovery writes
+ * epoch + 1, and an epoch that wrapped to 0 would let a stale record of an
+ * earlier life pass replay's epoch guard.
+ */
+static void ressd_sb_test_epoch(struct kunit *test)
+{
+	static const struct {
+		u64 epoch;
+		bool valid;
+	} cases[] = {
+		{ 0, true }, { 1, true }, { RESSD_MAX_EPOCH, true },
+		{ RESSD_MAX_EPOCH + 1, false }, { 1ULL << 63, false },
+		{ U64_MAX - 1, false }, { U64_MAX, false },
+	};
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_sb_info info = {
+		.nonce = 9, .generation = 3,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+		.tail_slot = 1, .tail_seq = 5,
+	};
+	struct ressd_tunables t;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_EXPECT_EQ(test, RESSD_MAX_EPOCH, (1ULL << 62) - 1);
+	ressd_default_tunables(&t);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *why;
+
+		info.epoch = cases[i].epoch;
+		ressd_sb_encode(sb, 1, &info, &sb_geo, &t);
+		why = ressd_sb_check(sb, 1, &sb_geo);
+		if (cases[i].valid)
+			KUNIT_EXPECT_NULL_MSG(test, why, "epoch %llu", cases[i].epoch);
+		else
+			KUNIT_EXPECT_STREQ_MSG(test, why, "Superblock checkpoint out of range",
+					       "epoch %llu", cases[i].epoch);
+	}
+}
+
+/*
+ * Unknown read-only compatible features leave a copy valid: whether it may
+ * be loaded depends on the table's mode, which ressd_meta_load() decides.
+ * Unknown incompatible features make it invalid.
+ */
+static void ressd_sb_test_features(struct kunit *test)
+{
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_sb_info info = {
+		.nonce = 11, .generation = 1,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+	};
+	struct ressd_tunables t;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	ressd_default_tunables(&t);
+	info.ro_compat = ~RESSD_FEATURE_RO_COMPAT_SUPP;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sb->ro_compat), ~RESSD_FEATURE_RO_COMPAT_SUPP);
+	info.compat = ~RESSD_FEATURE_COMPAT_SUPP;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
+	info.incompat = ~RESSD_FEATURE_INCOMPAT_SUPP;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &sb_geo), "Unknown incompatible feature");
+}
+
 static void ressd_sb_test_nr_slots(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ressd_nr_slots(0), 0U);
@@ -313,6 +382,8 @@ static struct kunit_case ressd_sb_test_cases[] = {
 	KUNIT_CASE(ressd_sb_test_roundtrip),
 	KUNIT_CASE(ressd_sb_test_every_bit),
 	KUNIT_CASE(ressd_sb_test_fields),
+	KUNIT_CASE(ressd_sb_test_epoch),
+	KUNIT_CASE(ressd_sb_test_features),
 	KUNIT_CASE(ressd_sb_test_nr_slots),
 	{}
 };

@@ -20,7 +20,7 @@ FIELDS = {  # name: (offset, struct format)
     'log_sectors': (80, '<Q'), 'nr_slots': (88, '<I'),
     'small_write_max': (92, '<I'), 'mover_batch': (96, '<I'),
     'high_watermark': (100, '<I'), 'low_watermark': (104, '<I'),
-    'tail_slot': (108, '<I'), 'tail_seq': (112, '<Q'),
+    'tail_slot': (108, '<I'), 'tail_seq': (112, '<Q'), 'epoch': (120, '<Q'),
 }
 
 _TABLE = []

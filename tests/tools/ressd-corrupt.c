@@ -327,9 +327,6 @@ static void mutations(void)
 		blk(older)[0] ^= 0x10;
 	M(P_ALL, 0, "sb-older-flip-generation")
 		blk(older)[24] ^= 0x4;
-	/* Copy A zeroed means "format afresh" (Documentation/dm-ressd.rst). */
-	M(older ? P_ALL : P_NONE, 0, "sb-older-zeroed")
-		memset(blk(older), 0, BS);
 
 	/* Superblocks: bad values behind a good checksum, in both copies. */
 	static const struct {
@@ -356,6 +353,8 @@ static void mutations(void)
 		{ "tail_seq=2^62", 112, 8, 1ULL << 62, P_NONE },
 		{ "tail_seq=2^64-1", 112, 8, UINT64_MAX, P_NONE },
 		{ "epoch=0", 120, 8, 0, P_NONE },
+		{ "epoch=2^62-1", 120, 8, (1ULL << 62) - 1, P_ALL },	/* the largest valid */
+		{ "epoch=2^62", 120, 8, 1ULL << 62, P_NONE },
 		{ "epoch=2^64-1", 120, 8, UINT64_MAX, P_NONE },
 		{ "generation=0", 24, 8, 0, P_NONE },
 		{ "generation=2^64-1", 24, 8, UINT64_MAX, P_NONE },
@@ -442,9 +441,16 @@ static void mutations(void)
 				reseal(blk(c));
 			}
 		}
-	M(P_NONE, 0, "sb-A-zeroed")	/* an all-zero first block: formats afresh */
+	/*
+	 * One zeroed copy is just an invalid copy: the other one loads, the
+	 * whole log when it holds the newest checkpoint.  Only both copies
+	 * zeroed format afresh (Documentation/dm-ressd.rst).
+	 */
+	M(newest == 1 ? P_ALL : P_NONE, 0, "sb-A-zeroed")
 		memset(blk(0), 0, BS);
-	M(P_NONE, 0, "sb-both-zeroed")
+	M(newest == 0 ? P_ALL : P_NONE, 0, "sb-B-zeroed")
+		memset(blk(1), 0, BS);
+	M(P_NONE, 0, "sb-both-zeroed")	/* the first 8 KiB zero: formats afresh */
 		memset(blk(0), 0, 2 * BS);
 
 	/* Record trailers: the first, a middle and the last record. */

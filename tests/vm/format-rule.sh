@@ -1,7 +1,9 @@
 #!/bin/bash
-# The format rule: an all-zero log is formatted, a valid one is loaded (from
-# the newest valid copy), anything else is refused with a specific message,
-# and the target never reformats on its own.
+# The format rule: a log whose two superblock copies (its first 8 KiB) are
+# all zero is formatted, a valid one is loaded (from the newest valid copy,
+# also when the other copy reads back as zeros), anything else is refused
+# with a specific message, and the target never reformats on its own.
+# Unknown read-only compatible features allow only a read-only table.
 . "$RESSD_TOP/tests/lib/testlib.sh"
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B
@@ -24,6 +26,20 @@ nonce=$(field 0 nonce)
 
 # The copy with the higher generation (every activation writes one).
 newest() { [ "$(field 0 generation)" -gt "$(field 1 generation)" ] && echo 0 || echo 1; }
+
+# ro_table_reads <what>: a read-only table loads the log in ro mode, reads
+# through it, and writes nothing to the log.
+ro_table_reads() {
+	local before
+	before=$(md5sum <"$B" | head -c 32)
+	dmsetup create fro --readonly --table "$T" || fail "read-only table $1"
+	dmsetup mknodes fro
+	[ "$(status_field fro 10)" = ro ] || fail "mode of a read-only table $1: $(status_field fro 10)"
+	dd if=/dev/mapper/fro of=/dev/null bs=4k count=16 iflag=direct status=none ||
+		fail "read through a read-only table $1"
+	dmsetup remove --retry fro
+	[ "$(md5sum <"$B" | head -c 32)" = "$before" ] || fail "a read-only table $1 wrote to the log"
+}
 
 note "a valid log is loaded, not formatted"
 n=$(newest)
@@ -72,7 +88,15 @@ $SB patch "$B" 0 0 tail_slot=0 origin_sectors=8
 expect_ctr_error "$T" "Superblock geometry does not match the table"
 $SB patch "$B" 0 0 origin_sectors=$DISK_A_SECTORS nr_slots=7
 expect_ctr_error "$T" "Superblock geometry does not match the table"
-$SB patch "$B" 0 0 nr_slots=$((LOGSZ / 8 - 2))
+$SB patch "$B" 0 0 nr_slots=$((LOGSZ / 8 - 2)) epoch=$((1 << 62))
+expect_ctr_error "$T" "Superblock checkpoint out of range"	# recovery's epoch + 1 must not wrap
+$SB patch "$B" 0 0 epoch=0xffffffffffffffff
+expect_ctr_error "$T" "Superblock checkpoint out of range"
+dmesg | grep -q "superblock 0: epoch 18446744073709551615 above" || fail "no message about the epoch"
+$SB patch "$B" 0 0 epoch=0 ro_compat=0x1
+expect_ctr_error "$T" "Unknown read-only compatible feature: use a read-only table"
+ro_table_reads "with an unknown ro_compat feature"
+$SB patch "$B" 0 0 ro_compat=0
 dm_create f "$T"				# repaired copy A loads again
 dm_remove f
 
@@ -84,25 +108,63 @@ note "garbage is refused with the magic message"
 dd if=/dev/urandom of="$B" bs=4k count=2 oflag=direct status=none
 expect_ctr_error "$T" "Bad superblock magic"
 
-note "zeroing the first 4 KiB starts afresh with a new nonce"
-zero_at "$B" 4 0
+note "zeroing the first 8 KiB (both copies) starts afresh with a new nonce"
+zero_at "$B" 8 0
 dmesg -C
 dm_create f "$T"
 dm_remove f
-dmesg | grep -q "formatted a new log" || fail "zeroed copy A did not format"
+dmesg | grep -q "formatted a new log" || fail "zeroed copies did not format"
 [ "$(field 0 nonce)" != "$nonce" ] || fail "the new volume kept the old nonce"
+
+note "only copy A zero (a lost or torn write of it): loaded from copy B with its data"
+# Data that lives only in the log (the mover stays off), then copy A reads
+# back as zeros.  Formatting would drop the data and change the nonce.
+nonce=$(field 0 nonce)
+TD="$T 2 high_watermark 100"
+dm_create f "$TD"
+for blk in 3 77 1000 4242; do
+	make_block zeroA "$blk" >"$TMPDIR/blk.$blk"
+	dd if="$TMPDIR/blk.$blk" of=/dev/mapper/f bs=4k seek=$blk count=1 oflag=direct,sync \
+		status=none || fail "writing block $blk"
+done
+dmsetup message f 0 commit || fail "commit"
+[ "$(status_field f 2)" -ge 4 ] || fail "the blocks are not in the log: $(status_field f 2) mapped"
+dm_remove f
+# A torn write of copy A leaves copy B the newest: if A holds the newest
+# generation now, one more activation writes the next checkpoint to B.
+if [ "$(newest)" = 0 ]; then
+	dm_create f "$TD"
+	dm_remove f
+fi
+[ "$(newest)" = 1 ] || fail "copy B does not hold the newest generation"
+zero_at "$B" 4 0
+[ "$(field 1 csum_ok)" = 1 ] || fail "copy B is not valid"
+dmesg -C
+dm_create f "$TD"
+dmesg | grep -q "formatted" && fail "formatted although copy B is valid: acknowledged data dropped"
+dmesg | grep -q "loaded superblock 1" || { dmesg | tail -n 5; fail "did not load copy B"; }
+[ "$(field 1 nonce)" = "$nonce" ] || fail "nonce changed: $(field 1 nonce), was $nonce"
+[ "$(status_field f 2)" -ge 4 ] || fail "the log lost its blocks: $(status_field f 2) mapped"
+for blk in 3 77 1000 4242; do
+	dd if=/dev/mapper/f bs=4k skip=$blk count=1 iflag=direct status=none |
+		cmp -s - "$TMPDIR/blk.$blk" || fail "block $blk lost its data"
+	dd if="$A" bs=4k skip=$blk count=1 iflag=direct status=none |
+		cmp -s - "$TMPDIR/blk.$blk" && fail "block $blk is home: the test did not reach the log"
+done
+dm_remove f
+
+note "only copy A zero, copy B invalid: refused with copy A's reason, nothing written"
+zero_at "$B" 4 0
+$SB patch "$B" 0 1 magic=0
+before=$(md5sum <"$B" | head -c 32)
+expect_ctr_error "$T" "Bad superblock magic"
+[ "$(md5sum <"$B" | head -c 32)" = "$before" ] || fail "a refused log was written to"
 
 note "a read-only table recovers without writing, in ro mode"
 zero_at "$B" 8 0
 dm_create f "$T"
 dm_remove f
-before=$(md5sum <"$B" | head -c 32)
-dmsetup create fro --readonly --table "$T" || fail "read-only table on a valid log"
-dmsetup mknodes fro
-[ "$(status_field fro 10)" = ro ] || fail "mode of a read-only table: $(status_field fro 10)"
-dd if=/dev/mapper/fro of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read through ro"
-dmsetup remove --retry fro
-[ "$(md5sum <"$B" | head -c 32)" = "$before" ] || fail "a read-only table wrote to the log"
+ro_table_reads "on a valid log"
 
 note "a read-only table does not format"
 zero_at "$B" 8 0

@@ -161,6 +161,10 @@ const char *sb_check(const void *blk, u64 location, const struct ressd_geo *g,
 			 RESSD_MAX_SEQ);
 		return "Superblock checkpoint out of range";
 	}
+	if (i.epoch > RESSD_MAX_EPOCH) {
+		snprintf(detail, n, "epoch %" PRIu64 " above %llu", i.epoch, RESSD_MAX_EPOCH);
+		return "Superblock checkpoint out of range";
+	}
 	if (g) {
 		static const char *const name[] = {
 			"origin offset", "origin length", "log offset", "log size"

@@ -966,7 +966,7 @@ struct ctx {
 	struct sb_info sbi[RESSD_SB_BLOCKS];
 	const char *sb_why[RESSD_SB_BLOCKS];
 	char sb_detail[RESSD_SB_BLOCKS][256];
-	bool a_zero;
+	bool blank;			/* both superblock copies all zero */
 	int best;
 	struct log_geo lg;
 	struct replay rp;
@@ -1154,9 +1154,12 @@ static int load_superblocks(struct ctx *c)
 		sb_decode(c->sbblk[i], &c->sbi[i]);
 	}
 	c->best = -1;
-	/* The format rule: an all-zero copy A means "format me". */
-	c->a_zero = block_is_zero(c->sbblk[0]);
-	if (c->a_zero)
+	/*
+	 * The format rule: both copies all zero (the first 8 KiB) mean "format
+	 * me"; one all-zero copy is an invalid copy, the other may still load.
+	 */
+	c->blank = block_is_zero(c->sbblk[0]) && block_is_zero(c->sbblk[1]);
+	if (c->blank)
 		return 0;
 
 	if (!c->geo_known) {
@@ -1228,11 +1231,9 @@ static bool judge_superblocks(struct ctx *c)
 {
 	int i;
 
-	if (c->a_zero) {
-		say(c, "log: the first 4 KiB of the log range are zero: dm-ressd formats a new "
-		    "log when the device is opened");
-		if (!block_is_zero(c->sbblk[1]))
-			say(c, "  note: superblock B is not zero; it is overwritten then");
+	if (c->blank) {
+		say(c, "log: the first 8 KiB of the log range (both superblock copies) are zero: "
+		    "dm-ressd formats a new log when the device is opened");
 		return false;
 	}
 	for (i = 0; i < RESSD_SB_BLOCKS; i++) {
@@ -1269,6 +1270,12 @@ static bool judge_superblocks(struct ctx *c)
 				copy_name((c->sbi[c->best].generation + 1) & 1 ? 0 : 1));
 	say(c, "log: dm-ressd loads superblock %s (generation %" PRIu64 ")", copy_name(c->best),
 	    c->sbi[c->best].generation);
+	if (c->sbi[c->best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP)
+		problem(c, "superblock %s has read-only compatible features this version does not "
+			"know (%x): dm-ressd refuses a writable table with \"Unknown read-only "
+			"compatible feature: use a read-only table\"; open it with --readonly",
+			copy_name(c->best),
+			c->sbi[c->best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP);
 	return true;
 }
 
@@ -1642,7 +1649,7 @@ static int cmd_dump(const struct opts *o)
 			json_u64(&j, "mover_batch", c.label.t.mover_batch);
 			json_obj_end(&j);
 		}
-		json_bool(&j, "log_empty", c.a_zero);
+		json_bool(&j, "log_empty", c.blank);
 	} else {
 		if (c.have_dev) {
 			char uuid[37];
@@ -1656,11 +1663,11 @@ static int cmd_dump(const struct opts *o)
 			printf("log range at byte %" PRIu64 " of %s\n", c.base, c.log_path);
 		}
 	}
-	if (!o->json && c.a_zero) {
-		printf("log: empty (the first 4 KiB of the log range are zero): dm-ressd formats "
-		       "it when the device is opened\n");
+	if (!o->json && c.blank) {
+		printf("log: empty (the first 8 KiB of the log range, both superblock copies, are "
+		       "zero): dm-ressd formats it when the device is opened\n");
 	}
-	if (!c.a_zero) {
+	if (!c.blank) {
 		ok = judge_superblocks(&c);
 		if (c.j)
 			json_arr_begin(&j, "superblocks");
