@@ -79,7 +79,7 @@ dm_create cr_l2 "0 $L2 linear $B $L1"
 dm_create cr_cow1 "0 $COW linear $B $((L1 + L2))"
 dm_create cr_cow2 "0 $COW linear $B $((L1 + L2 + COW))"
 
-# The disk as logging begins: the target's log formats afresh (first 4 KiB
+# The disk as logging begins: the target's log formats afresh (first 8 KiB
 # zero) and the writer's blocks are zero (so that even a state before its
 # zero-fill is checkable); whatever else the disk held stays, and the base is
 # a copy of it.
