@@ -1336,6 +1336,7 @@ static void ressd_worker_inval_retry(struct ressd_c *rc)
 {
 	struct bio_list done;
 	struct bio *bio;
+	bool wake;
 
 	bio_list_init(&done);
 	spin_lock_irq(&rc->lock);
@@ -1351,7 +1352,11 @@ static void ressd_worker_inval_retry(struct ressd_c *rc)
 		else
 			bio_list_add(&done, bio);
 	}
+	/* A suspend waits for these: the mover must make room (mover.c). */
+	wake = rc->suspending && !bio_list_empty(&rc->inval_retry);
 	spin_unlock_irq(&rc->lock);
+	if (wake)
+		wake_up(&rc->mover_wait);
 	ressd_complete_list(&done, BLK_STS_OK);
 }
 

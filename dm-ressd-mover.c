@@ -90,14 +90,19 @@ static void ressd_mover_submit(struct ressd_mover_wait *w, struct bio *bio)
 }
 
 /* Is a home write over logged blocks in flight on @block? (rc->lock held) */
-static bool __ressd_busy_block(struct ressd_c *rc, u64 block)
+/*
+ * Is a home write over @block in flight?  Returns its io, or NULL.  A held
+ * one (io->held) has completed at home and waits on inval_retry for room
+ * to record its invalidation.  (rc->lock held)
+ */
+static struct ressd_io *__ressd_busy_block(struct ressd_c *rc, u64 block)
 {
 	struct ressd_io *io;
 
 	list_for_each_entry(io, &rc->busy, busy)
 		if (block >= io->block && block - io->block < io->nr)
-			return true;
-	return false;
+			return io;
+	return NULL;
 }
 
 /**
@@ -147,8 +152,10 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 
 	/* Read the batch from the log, neighbouring slots in one bio. */
 	ressd_mover_wait_init(&w);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		mv[i].skip = false;
+		mv[i].superseded = false;
+	}
 	i = 0;
 	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, true, &first))) {
 		bio = bio_alloc_bioset(rc->log->bdev, len, REQ_OP_READ, GFP_NOIO, &rc->bs);
@@ -167,10 +174,22 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	rc->busy_hi = mv[n - 1].block + 1;
 	spin_lock(&rc->index.lock);
 	for (i = 0; i < n; i++) {
+		struct ressd_io *io;
 		u64 b;
 
-		mv[i].skip = !__ressd_index_slot_block(&rc->index, mv[i].slot, &b) ||
-			     b != mv[i].block || __ressd_busy_block(rc, b);
+		if (!__ressd_index_slot_block(&rc->index, mv[i].slot, &b) || b != mv[i].block) {
+			mv[i].skip = true;
+			continue;
+		}
+		io = __ressd_busy_block(rc, b);
+		mv[i].skip = !!io;
+		/*
+		 * A held home write is newer and complete: the logged copy is
+		 * dead.  Step 3 flushes it home before the checkpoint drops the
+		 * slot, so no invalidation is needed to free the region; with a
+		 * full log, waiting for one could wait for this very round.
+		 */
+		mv[i].superseded = io && io->held;
 	}
 	spin_unlock(&rc->index.lock);
 	spin_unlock_irq(&rc->lock);
@@ -198,6 +217,19 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 		atomic64_add(bios, &rc->mover_writes);
 	}
 	return r;
+}
+
+/*
+ * A suspend waits for every bio in flight, and home writes over logged
+ * blocks stay in flight (held on inval_retry) until a record has room for
+ * their invalidation.  While the target is suspending only the mover can
+ * make that room: it then runs a round of the whole log, paused or not, so
+ * that the suspend cannot wait for ever.  (rc->lock held)
+ */
+static bool __ressd_mover_needed(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->suspending && !bio_list_empty(&rc->inval_retry);
 }
 
 /* Bios the target's users have issued so far (the dm device's I/O stats). */
@@ -259,7 +291,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	tail_seq = rc->tail_seq;
 	used = rc->used;
 	want = used - rc->pend_slots;	/* written records only */
-	if (!rc->draining) {
+	if (!rc->draining && !__ressd_mover_needed(rc)) {
 		u32 low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
 
 		want = min(want, used > low ? used - low : 0);
@@ -342,7 +374,8 @@ static int ressd_mover_round(struct ressd_c *rc)
 	for (i = 0; i < n && !left; i++) {
 		u64 b;
 
-		left = mv[i].skip && __ressd_index_slot_block(&rc->index, mv[i].slot, &b);
+		left = mv[i].skip && !mv[i].superseded &&
+		       __ressd_index_slot_block(&rc->index, mv[i].slot, &b);
 	}
 	spin_unlock_irq(&rc->index.lock);
 	if (left) {
@@ -418,8 +451,9 @@ static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 	pct = div_u64((u64)rc->used * 100, rc->lg.nr_slots);
 	if (pct >= rc->tunables.high_watermark)
 		*active = true;
-	run = !rc->mover_paused && !rc->suspending && rc->mode == RESSD_MODE_RW &&
-	      rc->used > rc->pend_slots && (rc->draining || *active);
+	run = rc->mode == RESSD_MODE_RW && rc->used > rc->pend_slots &&
+	      (__ressd_mover_needed(rc) ||
+	       (!rc->mover_paused && !rc->suspending && (rc->draining || *active)));
 	spin_unlock_irq(&rc->lock);
 	return run;
 }

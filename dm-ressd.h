@@ -249,6 +249,7 @@ struct ressd_move {
 	u64 block;	/* home block */
 	u32 slot;	/* log slot holding it */
 	bool skip;	/* changed since planned: not moved */
+	bool superseded;	/* skipped: newer data is home, its write held */
 };
 
 u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
