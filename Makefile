@@ -16,6 +16,7 @@
 #   make demo            raw ext4 against ext4 on dm-ressd on an emulated SSD
 #   make bench           the benchmark protocol (BENCH_ARGS=--quick for short)
 #   make bench-cpu       CPU overhead against dm-linear on a RAM disk
+#   make soak            SOAK_SECONDS (1800) of load, reloads and power cuts in the UML kernel
 #   make dkms-install    install as the DKMS package dm-ressd (root)
 #   make dkms-remove     remove the DKMS package (root)
 #
@@ -32,7 +33,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 SH := bash
 
 .PHONY: all modules tools clean install check kunit test-uml test-vm test-host test test-quick deps demo bench \
-	bench-cpu dkms-install dkms-remove
+	bench-cpu dkms-install dkms-remove soak
 
 all: modules
 
@@ -85,6 +86,9 @@ bench:
 
 bench-cpu:
 	$(SH) scripts/bench-cpu.sh
+
+soak:
+	$(SH) scripts/soak.sh
 
 dkms-install:
 	$(SH) scripts/dkms.sh install

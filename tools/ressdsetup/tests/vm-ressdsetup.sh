@@ -188,6 +188,6 @@ expect_rc 4 "no ressd label" "$T" open "$B" nolabel
 expect_rc 4 "no ressd label" "$T" check "$B"
 expect_rc 1 "is not a valid device-mapper name" "$T" open "$A" "a/b"
 expect_rc 1 "'dmsetup remove nosuch' failed" "$T" close nosuch
-expect_rc 1 "'dmsetup status nosuch' failed" "$T" status nosuch
+expect_rc 4 "'dmsetup status nosuch' failed" "$T" status nosuch
 
 echo "ok: ressdsetup against the kernel target"
