@@ -1352,8 +1352,8 @@ static void ressd_worker_inval_retry(struct ressd_c *rc)
 		else
 			bio_list_add(&done, bio);
 	}
-	/* A suspend waits for these: the mover must make room (mover.c). */
-	wake = rc->suspending && !bio_list_empty(&rc->inval_retry);
+	/* Still no room: the mover must make it, even paused (mover.c). */
+	wake = !bio_list_empty(&rc->inval_retry);
 	spin_unlock_irq(&rc->lock);
 	if (wake)
 		wake_up(&rc->mover_wait);

@@ -220,16 +220,17 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 }
 
 /*
- * A suspend waits for every bio in flight, and home writes over logged
- * blocks stay in flight (held on inval_retry) until a record has room for
- * their invalidation.  While the target is suspending only the mover can
- * make that room: it then runs a round of the whole log, paused or not, so
- * that the suspend cannot wait for ever.  (rc->lock held)
+ * Home writes over logged blocks stay in flight (held on inval_retry) until
+ * a record has room for their invalidation, and a suspend waits for every
+ * bio in flight.  With a full log only the mover can make that room, so it
+ * runs a round of the whole log for them even while the target is
+ * suspending or the mover is paused: otherwise the writes, and a suspend,
+ * would wait for ever.  (rc->lock held)
  */
 static bool __ressd_mover_needed(struct ressd_c *rc)
 {
 	lockdep_assert_held(&rc->lock);
-	return rc->suspending && !bio_list_empty(&rc->inval_retry);
+	return (rc->suspending || rc->mover_paused) && !bio_list_empty(&rc->inval_retry);
 }
 
 /* Bios the target's users have issued so far (the dm device's I/O stats). */

@@ -1,13 +1,14 @@
 #!/bin/bash
-# A suspend with a full log and home writes waiting for room (found by the
-# soak, tests/soak/soak.sh): a write over a logged block goes home and is
-# held until a log record can take its invalidation; when the log is full
-# (the mover paused, the invalidation reserve used up by FUA records), only
-# the mover can make room.  A suspend waits for those held writes, so the
-# mover must run during it, paused or not, and must be able to free a
-# region whose blocks have newer data at home (their held writes): before
-# the fix the suspend waited for ever.  Afterwards every block holds its
-# newest data, also after the target is re-created.
+# Writes over logged blocks with a full log and a paused mover, and a
+# suspend meanwhile (found by the soak, tests/soak/soak.sh).  A write over a
+# logged block goes home and is held until a log record can take its
+# invalidation; with the log full (the mover paused, the invalidation
+# reserve used up by FUA records) only the mover can make room.  The mover
+# must then run, paused or not and also during a suspend (which waits for
+# the held writes), and must be able to free a region whose blocks have
+# newer data at home (their held writes).  Before the fix the writes and a
+# suspend waited for ever.  Afterwards every block holds its newest data,
+# also after the target is re-created.
 . "$RESSD_TOP/tests/lib/testlib.sh"
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B
@@ -26,7 +27,7 @@ fio --name=fill --filename=$D --rw=randwrite --bs=4k --size=1M --number_ios=240 
 echo "  status: $(dmsetup status sf)"
 [ "$(status_field sf 11)" -gt 0 ] || fail "the log did not fill (no full writes)"
 
-note "O_DSYNC writes over logged blocks: held once the reserve is used up"
+note "O_DSYNC writes over logged blocks, mover paused, a suspend meanwhile"
 (
 	for ((i = 0; i < 40; i++)); do
 		b=$((i * 5))
@@ -35,22 +36,25 @@ note "O_DSYNC writes over logged blocks: held once the reserve is used up"
 	done
 ) &
 opid=$!
-sleep 5
-kill -0 $opid 2>/dev/null || fail "the overwrites finished: none was held (the test does not reach its case)"
-echo "  overwrites waiting: $(dmsetup status sf)"
-
-note "suspend must finish"
+sleep 2
 timeout 120 dmsetup suspend sf || {
 	echo w >/proc/sysrq-trigger
-	fail "suspend did not finish in 120 s with held writes and a full log"
+	fail "suspend did not finish in 120 s with writes waiting for room"
 }
 dmsetup resume sf || fail "resume"
-dmsetup message sf 0 mover resume || fail "mover resume"
+for ((t = 0; t < 120; t++)); do
+	kill -0 $opid 2>/dev/null || break
+	sleep 1
+done
+kill -0 $opid 2>/dev/null && { echo w >/proc/sysrq-trigger; fail "the writes over logged blocks still wait after 120 s"; }
 wait $opid || fail "the overwrites failed"
 for ((i = 0; i < 40; i++)); do
 	tag[$((i * 5))]=b$i
 done
 echo "  after: $(dmsetup status sf)"
+[ "$(status_field sf 11)" -gt 0 ] || fail "no write found the log full"
+[ "$(status_field sf 7)" -gt 0 ] || fail "the paused mover did not make room"
+dmsetup message sf 0 mover resume || fail "mover resume"
 
 check_all() {
 	local b
@@ -65,4 +69,4 @@ dm_remove sf
 dm_create sf "$T"
 check_all "after re-creation"
 dm_remove sf
-echo "suspend with a full log passed"
+echo "writes and a suspend with a full log and a paused mover passed"
