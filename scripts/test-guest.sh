@@ -25,9 +25,16 @@ if [ $kind != kunit ] && [ ${#tests[@]} -eq 0 ]; then
 	tests=("$RESSD_TOP"/tests/vm/*.sh)
 fi
 
-out=$RESSD_TOP/.out/$kind
+# RESSD_OUT_NAME: another directory under .out (default: the kind);
+# RESSD_KEEP_DISKS=1 keeps its scratch disks from the previous boot (a
+# guest killed and booted again on the same disks: scripts/vmkill.sh).
+out=$RESSD_TOP/.out/${RESSD_OUT_NAME:-$kind}
 res=$out/results
-rm -rf "$out"
+if [ "${RESSD_KEEP_DISKS:-0}" = 1 ]; then
+	rm -rf "$res" "$out/counts" "$out/build"
+else
+	rm -rf "$out"
+fi
 mkdir -p "$res"
 passed=0 failed=0
 
@@ -71,7 +78,7 @@ truncate -s "${RESSD_DISK_A_SIZE:-1G}" "$out/disk-a.img"
 truncate -s "${RESSD_DISK_B_SIZE:-512M}" "$out/disk-b.img"
 
 # 3. Boot.  Test settings (CRASH_*, RESSD_TEST_TIMEOUT) are passed into the guest.
-genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
+genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|CORRUPT_[A-Z0-9_]+|TABLE_FUZZ_[A-Z0-9_]+|VMKILL_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
 exec 9>"$RESSD_VM_LOCK"
 flock 9
 ressd_log "booting the $kind guest (${#tests[@]} tests)"

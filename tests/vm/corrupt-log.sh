@@ -63,13 +63,17 @@ writer_verify /dev/mapper/cl "$J" "intact log"
 dm_remove cl
 "$MUT" list "$IMG" >"$TMPDIR/mutations" || fail "ressd-corrupt list"
 n=$(wc -l <"$TMPDIR/mutations")
-echo "$n mutations"
+# CORRUPT_STEP=k tries every k-th mutation from a random start (default 2,
+# to keep make test short; 1 tries them all).
+STEP=${CORRUPT_STEP:-2}
+first=$((RANDOM % STEP))
+echo "$n mutations; trying every ${STEP}th from $first"
 
 kmsg_take "the intact log"
 
 declare -A refused_by active_in
 tried=0 refused=0 activated=0 violations=0
-for ((i = 0; i < n; i++)); do
+for ((i = first; i < n; i += STEP)); do
 	name=$("$MUT" apply "$IMG" $i "$B" 0) || fail "ressd-corrupt apply $i"
 	tried=$((tried + 1))
 	timeout -k 5 60 dmsetup create cl --table "$T_CHECK" >"$TMPDIR/cl.out" 2>&1

@@ -13,13 +13,13 @@
 # reads the kernel log; every command here runs under a timeout).
 #
 # TABLE_FUZZ_SEED reproduces a run (the seed is printed first);
-# TABLE_FUZZ_LINES sets the lines per target (default 200).
+# TABLE_FUZZ_LINES sets the lines per target (default 100).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B
 SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 SEED=${TABLE_FUZZ_SEED:-$(( $(date +%s) % 100000 ))}
-LINES=${TABLE_FUZZ_LINES:-200}
+LINES=${TABLE_FUZZ_LINES:-100}
 LOGSZ=65536
 LOGOFF=$((SA - LOGSZ))		# the same-device layout: the log at the end of A
 echo "table-fuzz: seed $SEED, $LINES lines per target (TABLE_FUZZ_SEED=$SEED reproduces)"
