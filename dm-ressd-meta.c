@@ -788,6 +788,7 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	r->seq = rc->next_seq++;
 	r->nr_data = 0;
 	r->nr_inval = 0;
+	r->inval_gen = 0;
 	r->nr_sub = 0;
 	r->chunk_first = 0;
 	r->flags = 0;
@@ -796,6 +797,7 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	/* A record never wraps: its trailer is in the last slot at the latest. */
 	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - 1 - r->start);
 	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
+	bitmap_zero(r->dead, RESSD_REC_MAX_ITEMS);
 	bio_list_init(&r->bios);
 	bio_list_init(&r->chunk);
 	bio_list_init(&r->waiters);
@@ -941,21 +943,28 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
 
 /*
  * Entries of unwritten records (open, sealed or in flight) for blocks that a
- * completed home write has just superseded: they must not enter the index
- * when their data is written, and their trailer marks them dead.  For the
- * open record that is required (the invalidation goes into the same record,
- * and replay applies a record's invalidations before its entries); for
- * older records it keeps replay from reading data that is dead anyway.
+ * completed home write has just superseded must not enter the index when
+ * their data is written.  Only those of the record that takes the
+ * invalidation (the open one) are also marked dead on disk: there that is
+ * required (replay applies a record's invalidations before its entries),
+ * and the two become durable together.  An older record keeps them live on
+ * disk: it may become durable (a flush in progress) while the record with
+ * the invalidation does not, and a dead mark would then bring back a copy
+ * older than the one it held, which may have been flushed (I2).
  */
-static void __ressd_kill_entries(struct ressd_record *r, u64 block, u64 nr)
+static void __ressd_kill_entries(struct ressd_record *r, u64 block, u64 nr,
+				 bool dead)
 {
 	u32 i;
 
 	for (i = 0; i < r->nr_data; i++) {
 		u64 b = le64_to_cpu(r->items[i].block);
 
-		if (b >= block && b - block < nr)
+		if (b >= block && b - block < nr) {
 			set_bit(i, r->killed);
+			if (dead)
+				set_bit(i, r->dead);
+		}
 	}
 }
 
@@ -984,6 +993,7 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 		inv->block = cpu_to_le64(block + done);
 		inv->nr_blocks = cpu_to_le32(n);
 		r->nr_inval++;
+		r->inval_gen = ++rc->inval_gen;
 		done += n;
 	}
 	/* Only now, with the invalidation recorded, unmap the blocks. */
@@ -991,13 +1001,24 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 	__ressd_index_remove_range(&rc->index, block, nr);
 	spin_unlock(&rc->index.lock);
 	if (rc->inflight && rc->inflight != rc->open)
-		__ressd_kill_entries(rc->inflight, block, nr);
+		__ressd_kill_entries(rc->inflight, block, nr, false);
 	list_for_each_entry(r, &rc->sealed, list)
-		__ressd_kill_entries(r, block, nr);
+		__ressd_kill_entries(r, block, nr, false);
 	/* Last: the invalidation itself may have sealed the old open record. */
-	if (rc->open)
-		__ressd_kill_entries(rc->open, block, nr);
+	__ressd_kill_entries(rc->open, block, nr, true);
 	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_invalidate);
+
+/* An origin flush issued when rc->inval_gen was @gen completed. */
+void ressd_origin_flushed(struct ressd_c *rc, u64 gen)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	if (gen > rc->origin_flushed_gen)
+		rc->origin_flushed_gen = gen;
+	spin_unlock_irqrestore(&rc->lock, flags);
 }
 
 bool __ressd_log_needs_flush(struct ressd_c *rc)
@@ -1235,6 +1256,38 @@ static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
 }
 
 /*
+ * A record's invalidations must not reach the log before the home writes
+ * they record: a power cut could keep the invalidation and lose the home
+ * write, and the block would read data older than the logged copy that the
+ * invalidation dropped (I2).  So the origin is flushed first unless an
+ * origin flush since the newest of them has done it; on a shared device the
+ * record's PREFLUSH does it.
+ */
+static int ressd_rec_origin_durable(struct ressd_c *rc, struct ressd_record *r)
+{
+	u64 gen;
+	int err;
+
+	spin_lock_irq(&rc->lock);
+	gen = rc->inval_gen;
+	if (!r->nr_inval || r->inval_gen <= rc->origin_flushed_gen) {
+		spin_unlock_irq(&rc->lock);
+		return 0;
+	}
+	if (rc->origin->bdev == rc->log->bdev) {
+		r->flags |= REQ_PREFLUSH;
+		spin_unlock_irq(&rc->lock);
+		return 0;
+	}
+	spin_unlock_irq(&rc->lock);
+	err = blkdev_issue_flush(rc->origin->bdev);
+	if (err)
+		return err;
+	ressd_origin_flushed(rc, gen);
+	return 0;
+}
+
+/*
  * Write a sealed record: the data still pending, then its trailer, in as
  * few bios as the vector limit allows.  Each entry's crc32c is taken from
  * the data itself, before the write is acknowledged.
@@ -1247,6 +1300,13 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	struct ressd_rec hdr = { };
 	u32 i;
 
+	if (ressd_rec_origin_durable(rc, r)) {
+		/* As if the record's write had failed. */
+		ressd_set_mode(rc, RESSD_MODE_FAIL, "origin flush failed");
+		r->status = BLK_STS_IOERR;
+		ressd_record_done(r);
+		return;
+	}
 	i = ressd_bios_csum(rc, r, &r->bios, r->nr_sub);
 	WARN_ON_ONCE(!r->padding && i != r->nr_data);
 	WARN_ON_ONCE(r->slot != r->start + r->nr_data);
@@ -1258,9 +1318,9 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	/* A FUA record commits what was written before it: flush that first. */
 	if ((r->flags & REQ_FUA) && (rc->log_dirty || r->nr_sub))
 		r->flags |= REQ_PREFLUSH;
-	/* Entries superseded by a completed home write are dead on disk. */
+	/* Entries superseded by its own invalidations are dead on disk. */
 	for (i = 0; i < r->nr_data; i++)
-		if (test_bit(i, r->killed))
+		if (test_bit(i, r->dead))
 			r->items[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
 	spin_unlock_irq(&rc->lock);
 	hdr.seq = r->seq;

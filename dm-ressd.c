@@ -476,9 +476,15 @@ int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
 	INIT_LIST_HEAD(&io->busy);
 
 	if (bio->bi_opf & REQ_PREFLUSH && !bio_sectors(bio)) {
+		unsigned long flags;
+
 		if (READ_ONCE(rc->mode) == RESSD_MODE_FAIL)
 			return DM_MAPIO_KILL;
 		io->kind = RESSD_IO_FLUSH;
+		/* The home writes of these invalidations are covered. */
+		spin_lock_irqsave(&rc->lock, flags);
+		io->block = rc->inval_gen;
+		spin_unlock_irqrestore(&rc->lock, flags);
 		bio_set_dev(bio, rc->origin->bdev);
 		return DM_MAPIO_REMAPPED;
 	}
@@ -551,6 +557,8 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 		if (*error)
 			break;
 		spin_lock_irqsave(&rc->lock, flags);
+		if (io->block > rc->origin_flushed_gen)
+			rc->origin_flushed_gen = io->block;
 		/* The origin is flushed; now the log. */
 		if (__ressd_log_needs_flush(rc))
 			return ressd_hold(rc, bio, &rc->flush_waiters, flags);

@@ -195,6 +195,7 @@ struct ressd_record {
 	u32 nr_sub;			/* entries whose data was written in chunks */
 	u32 chunk_first;		/* the chunk in flight: entries [first, nr_sub) */
 	u64 seq;
+	u64 inval_gen;			/* rc->inval_gen of its newest invalidation */
 	blk_opf_t flags;		/* REQ_PREFLUSH | REQ_FUA when it must be durable */
 	bool padding;			/* fills the end of the log: dead entries, no data */
 	struct bio_list bios;		/* held writes not yet submitted, in slot order */
@@ -203,8 +204,13 @@ struct ressd_record {
 	struct page *hdr;
 	atomic_t remaining;		/* its log bios in flight */
 	blk_status_t status;
-	/* entries superseded by a later invalidation: never indexed, dead on disk */
+	/* entries superseded by a completed home write: never indexed */
 	DECLARE_BITMAP(killed, RESSD_REC_MAX_ITEMS);
+	/*
+	 * killed entries of the record that also carries their invalidation:
+	 * dead on disk (replay applies a record's invalidations first)
+	 */
+	DECLARE_BITMAP(dead, RESSD_REC_MAX_ITEMS);
 	/* entries from the front, invalidation ranges from the back */
 	struct ressd_disk_entry items[RESSD_REC_MAX_ITEMS];
 };
@@ -224,7 +230,7 @@ enum ressd_io_kind {
 
 struct ressd_io {
 	struct list_head busy;	/* on rc->busy while an INVAL write is in flight */
-	u64 block;		/* first block covered */
+	u64 block;		/* first block covered; a FLUSH: rc->inval_gen */
 	u64 nr;			/* blocks covered */
 	u8 kind;		/* enum ressd_io_kind */
 	u8 epoch;		/* read epoch of a LOG_READ */
@@ -288,6 +294,8 @@ struct ressd_c {
 	u32 pend_start;			/* first slot of the oldest unwritten record */
 	u32 pend_slots;			/* slots from pend_start on, as in used */
 	bool log_dirty;			/* log written since the last log flush */
+	u64 inval_gen;			/* invalidations recorded so far */
+	u64 origin_flushed_gen;		/* home writes of those up to here are durable */
 	bool write_pending;		/* write the open record's data when idle */
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
@@ -386,6 +394,7 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
 bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
 /* Does anything acknowledged wait for a log flush? (rc->lock held) */
 bool __ressd_log_needs_flush(struct ressd_c *rc);
+void ressd_origin_flushed(struct ressd_c *rc, u64 gen);
 /* Seal the open record, if any, with @flags (rc->lock held). */
 void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
 /*

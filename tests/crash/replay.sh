@@ -177,6 +177,7 @@ declare -A nstate nviol
 for k in $kinds i6; do nstate[$k]=0 nviol[$k]=0; done
 violation() {	# <kind> <message>
 	nviol[$1]=$((${nviol[$1]} + 1))
+	nbad=$((nbad + 1))
 	echo "VIOLATION state $id ($kind p=$p cut=$cut extras=$extras): $2"
 }
 # check <device> <what>: verify a recovered target; 0 if all held.
@@ -195,8 +196,24 @@ state_on() {
 		fail "applying the extras of state $id"
 }
 
+# keep_evidence: the first violating state's disk before recovery, the
+# journal, the plan and the verify output, in the results directory.
+kept=0
+keep_evidence() {
+	local ev=$RESSD_RES/crash-evidence
+	kept=1
+	mkdir -p "$ev" || return
+	state_on cr_ev cr_cow2
+	dd if=$M/cr_ev of="$ev/state-$id.img" bs=1M iflag=direct conv=sparse status=none
+	dm_remove cr_ev
+	cp "$J" "$TMPDIR/plan" "$TMPDIR/verify.out" "$ev/" 2>/dev/null
+	echo "state $id $kind p=$p cut=$cut extras=$extras seed $SEED" >"$ev/README"
+	echo "evidence of state $id kept in $ev"
+}
+
 cur=0 t0=$(date +%s)
 while read -r -u 3 id kind p cut i6 extras; do
+	nbad=0
 	if [ "$p" -gt "$cur" ]; then
 		"$REPLAY" apply --log $M/cr_l1 --dev $M/cr_base --range "$cur:$p" ||
 			fail "replaying entries $cur..$p onto the base"
@@ -212,6 +229,7 @@ while read -r -u 3 id kind p cut i6 extras; do
 			dm_remove cr_r
 		fi
 		dm_remove cr_s1
+		[ $nbad -gt 0 ] && [ $kept = 0 ] && keep_evidence
 		continue
 	fi
 
@@ -223,6 +241,7 @@ while read -r -u 3 id kind p cut i6 extras; do
 		violation "$kind" "recovery failed: $(tail -n 1 "$TMPDIR/create.err")"
 		dm_remove cr_lw2
 		dm_remove cr_s1
+		[ $kept = 0 ] && keep_evidence
 		continue
 	fi
 	check $M/cr_r || violation "$kind" "verify"
@@ -246,6 +265,7 @@ while read -r -u 3 id kind p cut i6 extras; do
 		dm_remove cr_r
 	fi
 	dm_remove cr_s2
+	[ $nbad -gt 0 ] && [ $kept = 0 ] && keep_evidence
 done 3<"$TMPDIR/plan"
 secs=$(( $(date +%s) - t0 ))
 

@@ -5,6 +5,8 @@
  * User space, plain C.
  *
  *   ressd-replay info  --log L
+ *   ressd-replay marks --log L
+ *   ressd-replay list  --log L
  *   ressd-replay plan  --log L --states M [--seed S] [--i6-every K]
  *   ressd-replay apply --log L --dev D --range A:B
  *   ressd-replay apply --log L --dev D --list SPEC
@@ -31,7 +33,9 @@
  * verify with is therefore 1 + the largest t_ns among the marks in [0, p),
  * or 0 when there is none.
  *
- * info prints the entry counts by kind.
+ * info prints the entry counts by kind; marks prints, for each mark, the
+ * length of the log prefix that ends just after it and its text; list
+ * prints each entry: index, sector, sectors, flags.
  *
  * plan prints up to M crash states, one a line, sorted by p:
  *
@@ -493,10 +497,44 @@ static int cmd_info(void)
 	return 0;
 }
 
+/* list: each entry's index, sector, sectors and flags (sectorsize units). */
+static int cmd_list(void)
+{
+	for (uint64_t i = 0; i < L.n; i++)
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i,
+		       L.e[i].sector, L.e[i].nr, L.e[i].flags);
+	return 0;
+}
+
+/* marks: each mark's text and the prefix length that ends just after it. */
+static int cmd_marks(void)
+{
+	uint8_t *sec = xalign(BLK);
+
+	if (!sec)
+		die("out of memory");
+	for (uint64_t i = 0; i < L.n; i++) {
+		struct entry *e = &L.e[i];
+		uint64_t dlen;
+
+		if (!(e->flags & LW_MARK))
+			continue;
+		xpread(L.lfd, sec, L.ss, e->pos, "a mark");
+		dlen = le64(sec + 24);
+		if (dlen >= L.ss - 32)
+			continue;
+		printf("%" PRIu64 " %.*s\n", i + 1, (int)dlen, (const char *)sec + 32);
+	}
+	free(sec);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ressd-replay info  --log L\n"
+		"       ressd-replay marks --log L\n"
+		"       ressd-replay list  --log L\n"
 		"       ressd-replay plan  --log L --states M [--seed S] [--i6-every K]\n"
 		"       ressd-replay apply --log L --dev D (--range A:B | --list SPEC)\n");
 	exit(2);
@@ -538,6 +576,10 @@ int main(int argc, char **argv)
 	load(log);
 	if (!strcmp(argv[1], "info"))
 		return cmd_info();
+	if (!strcmp(argv[1], "marks"))
+		return cmd_marks();
+	if (!strcmp(argv[1], "list"))
+		return cmd_list();
 	if (!strcmp(argv[1], "plan"))
 		return cmd_plan(m, k6);
 	if (strcmp(argv[1], "apply") || !dev || ranged == !!list)

@@ -327,7 +327,79 @@ static void ressd_alloc_test_random(struct kunit *test)
 	}
 }
 
+/* __ressd_log_invalidate() under the lock. */
+static bool t_inval(struct t_alloc *t, u64 block)
+{
+	bool ok;
+
+	spin_lock_irq(&t->rc->lock);
+	ok = __ressd_log_invalidate(t->rc, block, 1);
+	spin_unlock_irq(&t->rc->lock);
+	return ok;
+}
+
+/*
+ * Which entries an invalidation marks dead on disk: only those of the
+ * record that carries it.  An older, sealed record may become durable
+ * (written by a flush already under way) while the record with the
+ * invalidation does not; had its entry been marked dead, replay would bring
+ * back an even older copy of the block (the crash harness found this).
+ * Its entry is still never indexed in memory.
+ */
+static void ressd_alloc_test_inval_dead(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r1, *r2, *r3;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+
+	/* Block 1000 in record 1, sealed (a flush is writing it). */
+	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
+	r1 = rc->open;
+	t_seal(t);
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
+	r2 = rc->open;
+	KUNIT_ASSERT_NOT_NULL(test, r2);
+	KUNIT_EXPECT_PTR_NE(test, r1, r2);
+	KUNIT_EXPECT_EQ(test, r2->nr_inval, 1U);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, r1->killed));
+	KUNIT_EXPECT_FALSE(test, test_bit(0, r1->dead));
+
+	/* Logged again after the invalidation, in record 2, then invalidated. */
+	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
+	KUNIT_ASSERT_PTR_EQ(test, rc->open, r2);
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
+	KUNIT_EXPECT_PTR_EQ(test, rc->open, r2);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, r2->killed));
+	KUNIT_EXPECT_TRUE(test, test_bit(0, r2->dead));
+	t_seal(t);
+
+	/*
+	 * Record 3 holds block 1000 and is one item short of full: the
+	 * invalidation of 1000 seals it and goes into record 4.
+	 */
+	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
+	r3 = rc->open;
+	for (i = 0; r3->nr_data + r3->nr_inval + 1 <= RESSD_REC_MAX_ITEMS; i++)
+		KUNIT_ASSERT_TRUE(test, t_inval(t, 5000 + i));
+	KUNIT_ASSERT_PTR_EQ(test, rc->open, r3);
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
+	KUNIT_EXPECT_PTR_NE(test, rc->open, r3);
+	KUNIT_EXPECT_EQ(test, rc->open->nr_inval, 1U);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, r3->killed));
+	KUNIT_EXPECT_FALSE(test, test_bit(0, r3->dead));
+	/* Invalidations carry increasing generations. */
+	KUNIT_EXPECT_GT(test, rc->open->inval_gen, r3->inval_gen);
+	KUNIT_EXPECT_GT(test, r3->inval_gen, r2->inval_gen);
+
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
 static struct kunit_case ressd_alloc_test_cases[] = {
+	KUNIT_CASE(ressd_alloc_test_inval_dead),
 	KUNIT_CASE(ressd_alloc_test_directed),
 	KUNIT_CASE(ressd_alloc_test_defer),
 	KUNIT_CASE(ressd_alloc_test_random),
