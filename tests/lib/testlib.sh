@@ -46,7 +46,7 @@ dm_remove() {
 # say exactly why.
 expect_ctr_error() {
 	local table=$1 want=$2
-	dmesg -C
+	kmsg_take "the steps before this table"
 	if dmsetup create ressd_bad --table "$table" >/dev/null 2>&1; then
 		dmsetup remove --retry ressd_bad
 		fail "accepted bad table: '$table'"

@@ -14,7 +14,7 @@ field() { $SB show "$B" 0 "$1" | sed -n "s/^$2=//p"; }
 
 note "an all-zero log is formatted"
 zero_at "$B" 64 0
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 dm_create f "$T"
 dmesg | grep -q "formatted a new log of $((LOGSZ / 8 - 2)) slots" || fail "no format message"
 dm_remove f
@@ -43,7 +43,7 @@ ro_table_reads() {
 
 note "a valid log is loaded, not formatted"
 n=$(newest)
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 dm_create f "$T"
 dm_remove f
 dmesg | grep -q "loaded superblock $n" || { dmesg; fail "did not load the newest copy $n"; }
@@ -54,7 +54,7 @@ note "a damaged newest copy: the other one is used"
 n=$(newest)
 o=$((1 - n))
 $SB patch "$B" 0 $n tail_seq=99 --keep-csum
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 dm_create f "$T"
 dmesg | grep -q "loaded superblock $o" || { dmesg; fail "did not fall back to copy $o"; }
 dmesg | grep -q "superblock $n: checksum" || fail "no message about copy $n's checksum"
@@ -110,7 +110,7 @@ expect_ctr_error "$T" "Bad superblock magic"
 
 note "zeroing the first 8 KiB (both copies) starts afresh with a new nonce"
 zero_at "$B" 8 0
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 dm_create f "$T"
 dm_remove f
 dmesg | grep -q "formatted a new log" || fail "zeroed copies did not format"
@@ -139,7 +139,7 @@ fi
 [ "$(newest)" = 1 ] || fail "copy B does not hold the newest generation"
 zero_at "$B" 4 0
 [ "$(field 1 csum_ok)" = 1 ] || fail "copy B is not valid"
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 dm_create f "$TD"
 dmesg | grep -q "formatted" && fail "formatted although copy B is valid: acknowledged data dropped"
 dmesg | grep -q "loaded superblock 1" || { dmesg | tail -n 5; fail "did not load copy B"; }

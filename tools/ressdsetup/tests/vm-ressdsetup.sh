@@ -66,7 +66,7 @@ zero_at "$A" 1024 0
 "$T" format "$A" --reserved 64M --batch --force || fail "format"
 "$T" check "$A" || fail "check of a fresh format"
 table=$("$T" table "$A")
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 "$T" open "$A" r1 || { dmesg | tail; fail "open"; }
 slots=$(($(cut -d' ' -f8 <<<"$table") / 8 - 2))
 dmesg | grep -q "formatted a new log of $slots slots" || { dmesg | tail; fail "no format message"; }
@@ -95,7 +95,7 @@ cat "$TMPDIR/check"
 	fail "dump maps $(jq .replay.mapped "$TMPDIR/dump.json") blocks, the target had $mapped"
 verify_log "$A" "$TMPDIR/dump.json"
 want=$(jq -r '.replay | "recovered \(.records) records: \(.mapped) blocks in the log, \(.torn) torn, \(.used)/\(.nr_slots) slots used (\(.stop))"' "$TMPDIR/dump.json")
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 "$T" open "$A" r1 || fail "reopen"
 dmesg | grep -qF "$want" || { dmesg | tail; fail "the kernel did not say: $want"; }
 echo "  the kernel said what dump predicted: $want"
@@ -127,7 +127,7 @@ note "a damaged log: the kernel and check refuse it with the same message"
 printf '\1' | dd of="$B" bs=1 seek=300 conv=notrunc status=none
 printf '\1' | dd of="$B" bs=1 seek=$((4096 + 300)) conv=notrunc status=none
 sync
-dmesg -C
+kmsg_take "the steps before line $LINENO"
 "$T" open "$A" r3 2>/dev/null && { "$T" close r3; fail "opened a log with both superblocks damaged"; }
 dmesg | grep -q "Bad superblock checksum" || { dmesg | tail; fail "the kernel's reason"; }
 "$T" check "$A" >"$TMPDIR/check"
