@@ -38,6 +38,9 @@ no-checkpoint-check@tools/ressdsetup/log.c@		if (seq == rp->new_tail_seq && slot
 sb-no-geometry@tools/ressdsetup/log.c@			if (found[k] != want[k]) {@			if (found[k] != want[k] && 0) {
 sb-newest-loses@tools/ressdsetup/ressdsetup.c@		if (!c->sb_why[i] && (c->best < 0 || c->sbi[i].generation > c->sbi[c->best].generation))@		if (!c->sb_why[i] && (c->best < 0 || c->sbi[i].generation < c->sbi[c->best].generation))
 no-orphan-scan@tools/ressdsetup/log.c@		} else if (r.epoch < rp->epoch) {@		} else if (1) {
+format-one-copy@tools/ressdsetup/ressdsetup.c@	c->blank = block_is_zero(c->sbblk[0]) && block_is_zero(c->sbblk[1]);@	c->blank = block_is_zero(c->sbblk[0]);
+no-epoch-bound@tools/ressdsetup/log.c@	if (i.epoch > RESSD_MAX_EPOCH) {@	if (i.epoch > RESSD_MAX_EPOCH && 0) {
+ro-compat-ignored@tools/ressdsetup/ressdsetup.c@	if (c->sbi[c->best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP)@	if (c->sbi[c->best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP && 0)
 torn-not-a-problem@tools/ressdsetup/ressdsetup.c@		problem(c, "torn entry: record@		say(c, "torn entry: record
 dump-runs@tools/ressdsetup/ressdsetup.c@		while (e < n && p[e].block == p[e - 1].block + 1 && p[e].slot == p[e - 1].slot + 1)@		while (e < n && p[e].block == p[e - 1].block + 1)
 table-order@tools/ressdsetup/ressdsetup.c@		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_offset,\n		 l->log_sectors,@		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_sectors,\n		 l->log_offset,
