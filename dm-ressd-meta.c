@@ -1005,20 +1005,25 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 	list_for_each_entry(r, &rc->sealed, list)
 		__ressd_kill_entries(r, block, nr, false);
 	/* Last: the invalidation itself may have sealed the old open record. */
-	__ressd_kill_entries(rc->open, block, nr, true);
+	if (rc->open)
+		__ressd_kill_entries(rc->open, block, nr, true);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_invalidate);
 
-/* An origin flush issued when rc->inval_gen was @gen completed. */
-void ressd_origin_flushed(struct ressd_c *rc, u64 gen)
+/* An origin flush issued when rc->inval_gen was @gen completed (rc->lock held). */
+void __ressd_origin_flushed(struct ressd_c *rc, u64 gen)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&rc->lock, flags);
+	lockdep_assert_held(&rc->lock);
 	if (gen > rc->origin_flushed_gen)
 		rc->origin_flushed_gen = gen;
-	spin_unlock_irqrestore(&rc->lock, flags);
+}
+
+void ressd_origin_flushed(struct ressd_c *rc, u64 gen)
+{
+	spin_lock_irq(&rc->lock);
+	__ressd_origin_flushed(rc, gen);
+	spin_unlock_irq(&rc->lock);
 }
 
 bool __ressd_log_needs_flush(struct ressd_c *rc)

@@ -89,7 +89,6 @@ static void ressd_mover_submit(struct ressd_mover_wait *w, struct bio *bio)
 	submit_bio_noacct(bio);
 }
 
-/* Is a home write over logged blocks in flight on @block? (rc->lock held) */
 /*
  * Is a home write over @block in flight?  Returns its io, or NULL.  A held
  * one (io->held) has completed at home and waits on inval_retry for room

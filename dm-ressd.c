@@ -557,8 +557,7 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 		if (*error)
 			break;
 		spin_lock_irqsave(&rc->lock, flags);
-		if (io->block > rc->origin_flushed_gen)
-			rc->origin_flushed_gen = io->block;
+		__ressd_origin_flushed(rc, io->block);
 		/* The origin is flushed; now the log. */
 		if (__ressd_log_needs_flush(rc))
 			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
