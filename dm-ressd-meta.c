@@ -1019,11 +1019,22 @@ void __ressd_origin_flushed(struct ressd_c *rc, u64 gen)
 		rc->origin_flushed_gen = gen;
 }
 
-void ressd_origin_flushed(struct ressd_c *rc, u64 gen)
+/* Flush the origin; the invalidations recorded so far are then covered. */
+int ressd_origin_flush(struct ressd_c *rc)
 {
+	u64 gen;
+	int err;
+
+	spin_lock_irq(&rc->lock);
+	gen = rc->inval_gen;
+	spin_unlock_irq(&rc->lock);
+	err = blkdev_issue_flush(rc->origin->bdev);
+	if (err)
+		return err;
 	spin_lock_irq(&rc->lock);
 	__ressd_origin_flushed(rc, gen);
 	spin_unlock_irq(&rc->lock);
+	return 0;
 }
 
 bool __ressd_log_needs_flush(struct ressd_c *rc)
@@ -1270,26 +1281,16 @@ static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
  */
 static int ressd_rec_origin_durable(struct ressd_c *rc, struct ressd_record *r)
 {
-	u64 gen;
-	int err;
+	bool flush;
 
 	spin_lock_irq(&rc->lock);
-	gen = rc->inval_gen;
-	if (!r->nr_inval || r->inval_gen <= rc->origin_flushed_gen) {
-		spin_unlock_irq(&rc->lock);
-		return 0;
-	}
-	if (rc->origin->bdev == rc->log->bdev) {
+	flush = r->nr_inval && r->inval_gen > rc->origin_flushed_gen;
+	if (flush && rc->origin->bdev == rc->log->bdev) {
 		r->flags |= REQ_PREFLUSH;
-		spin_unlock_irq(&rc->lock);
-		return 0;
+		flush = false;
 	}
 	spin_unlock_irq(&rc->lock);
-	err = blkdev_issue_flush(rc->origin->bdev);
-	if (err)
-		return err;
-	ressd_origin_flushed(rc, gen);
-	return 0;
+	return flush ? ressd_origin_flush(rc) : 0;
 }
 
 /*

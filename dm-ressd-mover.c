@@ -280,7 +280,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	struct page *hdr = NULL, **pages = NULL;
 	struct ressd_readahead *ra = NULL;
 	struct ressd_move *mv = NULL;
-	u64 tail_seq, end_seq, fg, inval_gen;
+	u64 tail_seq, end_seq, fg;
 	struct ressd_rec rec;
 	bool left = false;
 	const char *why;
@@ -365,14 +365,9 @@ static int ressd_mover_round(struct ressd_c *rc)
 	}
 
 	/* 3. Everything that superseded an entry of the region is durable. */
-	spin_lock_irq(&rc->lock);
-	inval_gen = rc->inval_gen;
-	spin_unlock_irq(&rc->lock);
-	r = blkdev_issue_flush(rc->origin->bdev);
-	if (!r) {
-		ressd_origin_flushed(rc, inval_gen);
+	r = ressd_origin_flush(rc);
+	if (!r)
 		r = ressd_log_sync(rc);
-	}
 	if (r)
 		goto out;
 	spin_lock_irq(&rc->index.lock);

@@ -395,7 +395,7 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
 /* Does anything acknowledged wait for a log flush? (rc->lock held) */
 bool __ressd_log_needs_flush(struct ressd_c *rc);
 void __ressd_origin_flushed(struct ressd_c *rc, u64 gen);
-void ressd_origin_flushed(struct ressd_c *rc, u64 gen);
+int ressd_origin_flush(struct ressd_c *rc);
 /* Seal the open record, if any, with @flags (rc->lock held). */
 void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
 /*
