@@ -1072,12 +1072,25 @@ static void __ressd_rec_index(struct ressd_c *rc, struct ressd_record *r,
 	spin_unlock(&rc->index.lock);
 }
 
+/*
+ * A log write failed, or a record could not be written: recovery stops at
+ * the first record missing, so no later log write or log flush may succeed.
+ * Latch that, and the mode.  Any context.
+ */
+static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const char *why)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->log_broken = true;
+	spin_unlock_irqrestore(&rc->lock, flags);
+	ressd_set_mode(rc, mode, why);
+}
+
 /* The log write in flight is done: what every completion does last. */
 static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
 				 struct bio_list *waiters, blk_status_t status)
 {
-	if (status)
-		ressd_set_mode(rc, RESSD_MODE_FAIL, "log write failed");
 	ressd_complete_list(bios, status);
 	if (waiters)
 		ressd_complete_list(waiters, status);
@@ -1141,8 +1154,10 @@ static bool ressd_log_bio_done(struct bio *bio, struct ressd_record **rp)
 {
 	struct ressd_record *r = bio->bi_private;
 
-	if (bio->bi_status)
+	if (bio->bi_status) {
 		r->status = bio->bi_status;
+		ressd_log_broken(r->rc, RESSD_MODE_FAIL, "log write failed");
+	}
 	bio_put(bio);
 	*rp = r;
 	return atomic_dec_and_test(&r->remaining);
@@ -1307,8 +1322,11 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	u32 i;
 
 	if (ressd_rec_origin_durable(rc, r)) {
-		/* As if the record's write had failed. */
-		ressd_set_mode(rc, RESSD_MODE_FAIL, "origin flush failed");
+		/*
+		 * The record cannot be written: its writes fail.  Reads still
+		 * work, from the log for what is indexed, as for a failed mover.
+		 */
+		ressd_log_broken(rc, RESSD_MODE_RO, "origin flush failed");
 		r->status = BLK_STS_IOERR;
 		ressd_record_done(r);
 		return;
@@ -1380,6 +1398,12 @@ static void ressd_worker_flush(struct ressd_c *rc)
 	}
 	waiters = rc->flush_waiters;
 	bio_list_init(&rc->flush_waiters);
+	if (rc->log_broken) {
+		/* What was acknowledged after the last record is lost. */
+		spin_unlock_irq(&rc->lock);
+		ressd_complete_list(&waiters, BLK_STS_IOERR);
+		return;
+	}
 	if (!rc->log_dirty) {
 		spin_unlock_irq(&rc->lock);
 		ressd_complete_list(&waiters, BLK_STS_OK);
@@ -1393,7 +1417,7 @@ static void ressd_worker_flush(struct ressd_c *rc)
 		rc->log_dirty = false;
 	spin_unlock_irq(&rc->lock);
 	if (err)
-		ressd_set_mode(rc, RESSD_MODE_FAIL, "log flush failed");
+		ressd_log_broken(rc, RESSD_MODE_FAIL, "log flush failed");
 	ressd_complete_list(&waiters, errno_to_blk_status(err));
 }
 
@@ -1468,15 +1492,26 @@ void ressd_worker(struct work_struct *ws)
 	ressd_worker_inval_retry(rc);
 	ressd_worker_flush(rc);
 	for (;;) {
+		bool broken;
+
 		spin_lock_irq(&rc->lock);
 		r = __ressd_next_write(rc, &chunk);
+		broken = rc->log_broken;
 		spin_unlock_irq(&rc->lock);
 		if (!r)
 			break;
-		if (chunk)
+		if (broken) {
+			/* Not issued: it would follow a missing record. */
+			r->status = BLK_STS_IOERR;
+			if (chunk)
+				ressd_chunk_done(r);
+			else
+				ressd_record_done(r);
+		} else if (chunk) {
 			ressd_chunk_submit(rc, r);
-		else
+		} else {
 			ressd_record_submit(rc, r);
+		}
 	}
 	ressd_worker_flush(rc);
 

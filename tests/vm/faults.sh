@@ -10,7 +10,8 @@
 #    never 1: no violation on the way), and a direct write fails with EIO;
 #  - the mode latches as Documentation/dm-ressd.rst says: a failed log write
 #    or read gives "fail" (all I/O fails), a failed home write of the mover
-#    gives "ro" (reads still work, writes fail); either raises a table event
+#    or origin flush gives "ro" (reads still work, writes fail); either
+#    raises a table event
 #    (the event number grows; dmsetup wait returns);
 #  - suspend, resume and remove of the target still work in that state
 #    (each under a timeout: a hang fails the test);
@@ -26,7 +27,8 @@
 # mode, which fails all I/O, like dm-error.  The log read case therefore
 # stops the writer first and then reads logged blocks through a log that
 # fails everything.  When the kernel's dm-flakey has error_reads, one more
-# case uses it on the origin.
+# case uses it on the origin.  A last case fails the origin flush that must
+# precede a record carrying invalidations (see inval_flush_case).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 . "$RESSD_TOP/tests/lib/writer.sh"
 
@@ -200,6 +202,59 @@ fault_case() {
 	survived=$((survived + 1))
 }
 
+# The origin fails the flush that must come before a record carrying
+# invalidations (dm-ressd-design.rst, "Direct writes over logged blocks").
+# The record cannot be written, so its writes fail; but the log works, so
+# the mode is ro (reads of logged blocks still work), not fail; a flush
+# fails.  After the fault clears, recovery gives back what was flushed.
+inval_flush_case() {
+	local X=100 Z=300 Y=500 b r ev0
+	note "case $1: origin flush before a record with invalidations fails, expect mode ro"
+	zero_at /dev/mapper/ft_b 8 0
+	dm_create ft "$TABLE"
+	t 10 "pause the mover" dmsetup message ft 0 mover pause
+	for b in $X $Z; do
+		make_block old "$b" | dd of=/dev/mapper/ft bs=4096 seek="$b" oflag=direct \
+			conv=notrunc,fsync status=none || fail "writing block $b"
+	done
+	[ "$(status_field ft 2)" = 2 ] || fail "X and Z were not logged: $(dmsetup status ft)"
+	for ((b = X - 4; b < X + 60; b++)); do make_block new "$b"; done >"$TMPDIR/big"
+	dd if="$TMPDIR/big" of=/dev/mapper/ft bs=256K seek=$(((X - 4) * 4096)) count=1 \
+		oflag=direct,seek_bytes conv=notrunc status=none || fail "the large write over X"
+	[ "$(status_field ft 2)" = 1 ] || fail "X's logged copy is still mapped: $(dmsetup status ft)"
+	ev0=$(events)
+	set_dev ft_a "$(err_writes "$A" "$SA")"
+	injected=$((injected + 1))
+	# An O_DSYNC small write seals the record that holds X's invalidation.
+	r=$(make_block y "$Y" | timeout 30 dd of=/dev/mapper/ft bs=4096 seek=$Y \
+		oflag=direct,dsync conv=notrunc status=none 2>&1)
+	[ $? -eq 124 ] && fail "hung: the O_DSYNC write"
+	grep -q 'Input/output error' <<<"$r" || fail "the O_DSYNC write gave '$r', not EIO"
+	wait_mode ro 30
+	t 10 "dmsetup wait for event $ev0" dmsetup wait ft "$ev0"
+	echo "ok: O_DSYNC write -> EIO, mode ro, event $ev0 -> $(events)"
+	cmp -s <(timeout 30 dd if=/dev/mapper/ft bs=4096 skip=$Z count=1 iflag=direct \
+		status=none) <(make_block old $Z) || fail "the logged block Z does not read back in mode ro"
+	r=$(timeout 30 dd if=/dev/null of=/dev/mapper/ft conv=fsync status=none 2>&1)
+	grep -q 'Input/output error' <<<"$r" || fail "a flush in mode ro gave '$r', not EIO"
+	echo "ok: logged block reads back, flush -> EIO"
+	t 60 "remove the target in mode ro" dmsetup remove ft
+	set_dev ft_a "$(pass_all "$A" "$SA")"
+	dm_create ft "$TABLE"
+	[ "$(mode)" = rw ] || fail "mode after recovery: $(mode)"
+	cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Z count=1 iflag=direct status=none) \
+		<(make_block old $Z) || fail "Z, flushed, was lost"
+	# X: its flushed logged copy or the newer write (never flushed).
+	if ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 iflag=direct status=none) \
+		<(make_block old $X) && ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 \
+		iflag=direct status=none) <(make_block new $X); then
+		fail "X reads neither its flushed copy nor the newer write"
+	fi
+	echo "ok: after recovery Z is intact, X reads flushed or newer data"
+	t 60 "remove the recovered target" dmsetup remove ft
+	survived=$((survived + 1))
+}
+
 writer_build
 dm_create ft_a "$(pass_all $A $SA)"
 dm_create ft_b "$(pass_all $B $SB)"
@@ -217,6 +272,7 @@ if dmsetup create ft_probe --table "$(err_reads $A 8)" >/dev/null 2>&1; then
 else
 	note "this kernel's dm-flakey has no error_reads: read faults come from dm-error above"
 fi
+inval_flush_case 8
 
 dm_remove ft_a
 dm_remove ft_b
