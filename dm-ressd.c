@@ -792,10 +792,64 @@ static void ressd_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 /* ---- constructor and destructor ---- */
 
+/*
+ * The ranges of every ressd target: a log range shared with another target
+ * (as its log or its normal area) would be corrupted by both.  A reload
+ * builds the new table while the old one is live, so a target of another
+ * table of the same mapped device does not conflict.
+ */
+static LIST_HEAD(ressd_claims);
+static DEFINE_MUTEX(ressd_claims_lock);
+
+static bool ressd_ranges_overlap(struct block_device *a, sector_t a_start, sector_t a_len,
+				 struct block_device *b, sector_t b_start, sector_t b_len)
+{
+	return a == b && a_start < b_start + b_len && b_start < a_start + a_len;
+}
+
+/* Does the log of @a overlap the log or the normal area of @b? */
+static bool ressd_log_overlaps(struct ressd_c *a, struct ressd_c *b)
+{
+	return ressd_ranges_overlap(a->log->bdev, a->geo.log_offset, a->geo.log_sectors,
+				    b->log->bdev, b->geo.log_offset, b->geo.log_sectors) ||
+	       ressd_ranges_overlap(a->log->bdev, a->geo.log_offset, a->geo.log_sectors,
+				    b->origin->bdev, b->geo.origin_offset, b->geo.origin_sectors);
+}
+
+static int ressd_claim(struct ressd_c *rc)
+{
+	struct mapped_device *md = dm_table_get_md(rc->ti->table);
+	struct ressd_c *o;
+	int r = 0;
+
+	mutex_lock(&ressd_claims_lock);
+	list_for_each_entry(o, &ressd_claims, claim) {
+		if (dm_table_get_md(o->ti->table) == md && o->ti->table != rc->ti->table)
+			continue;
+		if (ressd_log_overlaps(rc, o) || ressd_log_overlaps(o, rc)) {
+			r = -EBUSY;
+			break;
+		}
+	}
+	if (!r)
+		list_add(&rc->claim, &ressd_claims);
+	mutex_unlock(&ressd_claims_lock);
+	return r;
+}
+
+static void ressd_unclaim(struct ressd_c *rc)
+{
+	mutex_lock(&ressd_claims_lock);
+	if (!list_empty(&rc->claim))
+		list_del_init(&rc->claim);
+	mutex_unlock(&ressd_claims_lock);
+}
+
 static void ressd_dtr(struct dm_target *ti)
 {
 	struct ressd_c *rc = ti->private;
 
+	ressd_unclaim(rc);
 	ressd_mover_stop(rc);
 	hrtimer_cancel(&rc->seal_timer);
 	if (rc->wq)
@@ -831,6 +885,7 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	rc->ti = ti;
 	ti->private = rc;
+	INIT_LIST_HEAD(&rc->claim);
 	spin_lock_init(&rc->lock);
 	mutex_init(&rc->meta_lock);
 	mutex_init(&rc->mover_lock);
@@ -893,6 +948,11 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (err) {
 		ti->error = (char *)err;
 		r = -EINVAL;
+		goto bad;
+	}
+	r = ressd_claim(rc);
+	if (r) {
+		ti->error = "Log range in use by another ressd target";
 		goto bad;
 	}
 

@@ -270,6 +270,7 @@ struct ressd_c {
 	struct dm_dev *origin;
 	struct dm_dev *log;
 	struct ressd_geometry geo;
+	struct list_head claim;		/* on the list of live targets' ranges */
 
 	spinlock_t lock;		/* protects tunables and mode */
 	struct ressd_tunables tunables;

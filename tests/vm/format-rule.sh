@@ -173,4 +173,24 @@ if dmsetup create fro --readonly --table "$T" >/dev/null 2>&1; then
 	fail "formatted through a read-only table"
 fi
 dmesg | grep -q "Cannot format a read-only log" || fail "no read-only message"
+
+note "a log range is used by one target: others are refused, a reload is not"
+zero_at "$B" 8 0
+zero_at "$B" 8 $((3 * LOGSZ))
+dm_create f "$T"
+# The same log, an overlapping one, and a normal area over f's log.
+expect_ctr_error "$T" "Log range in use by another ressd target"
+expect_ctr_error "0 $((DISK_A_SECTORS / 2)) ressd $A 0 $B $((LOGSZ / 2)) $LOGSZ" \
+	"Log range in use by another ressd target"
+expect_ctr_error "0 $LOGSZ ressd $B 0 $B $((3 * LOGSZ)) $LOGSZ" \
+	"Log range in use by another ressd target"
+# A separate range of the same devices is fine.
+dm_create g "0 $LOGSZ ressd $B $((2 * LOGSZ)) $B $((3 * LOGSZ)) $LOGSZ"
+dm_remove g
+dmsetup reload f --table "$T" || fail "reload of f with its own table"
+dmsetup suspend f && dmsetup resume f || fail "swap in f's reloaded table"
+[ "$(status_field f 10)" = rw ] || fail "f after the reload: $(dmsetup status f)"
+dm_remove f
+dm_create g "$T"	# the range is free again
+dm_remove g
 echo "format rule holds"
