@@ -88,8 +88,10 @@ if [ $kind = vm ]; then
 	export PATH=$RESSD_VENV/bin:$PATH	# vng runs virtme-run from PATH
 	kvm=(--disable-kvm)
 	[ "${RESSD_KVM:-0}" = 1 ] && kvm=()
+	# The guest sees the host read-only, except $out: its results, and
+	# what a test keeps for the next boot (vmkill's journal beside them).
 	timeout -k 30 "$limit" "$RESSD_VENV/bin/vng" --run "/boot/vmlinuz-$kver" "${kvm[@]}" \
-		--memory 2G --cpus 2 --rwdir "$res" \
+		--memory 2G --cpus 2 --rwdir "$out" \
 		--qemu-opts="-drive file=$out/disk-a.img,format=raw,if=virtio,cache=none -drive file=$out/disk-b.img,format=raw,if=virtio,cache=none" \
 		--exec "env $genv bash $RESSD_TOP/tests/lib/guest-run.sh vm $res $bdir ${tests[*]}" \
 		</dev/null >"$out/console.log" 2>&1
