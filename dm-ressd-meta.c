@@ -794,6 +794,7 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	r->flags = 0;
 	r->padding = false;
 	r->status = BLK_STS_OK;
+	r->flush_status = BLK_STS_OK;
 	/* A record never wraps: its trailer is in the last slot at the latest. */
 	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - 1 - r->start);
 	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
@@ -1087,13 +1088,17 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
 	ressd_set_mode(rc, mode, why);
 }
 
-/* The log write in flight is done: what every completion does last. */
+/*
+ * The log write in flight is done: what every completion does last.  The
+ * flushes waiting on it fail also when @flush_status says so.
+ */
 static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
-				 struct bio_list *waiters, blk_status_t status)
+				 struct bio_list *waiters, blk_status_t status,
+				 blk_status_t flush_status)
 {
 	ressd_complete_list(bios, status);
 	if (waiters)
-		ressd_complete_list(waiters, status);
+		ressd_complete_list(waiters, status ? status : flush_status);
 	wake_up_all(&rc->wait);
 	queue_work(rc->wq, &rc->worker);
 	ressd_mover_log_grew(rc);
@@ -1116,14 +1121,14 @@ static void ressd_chunk_done(struct ressd_record *r)
 	bios = r->chunk;
 	bio_list_init(&r->chunk);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	ressd_log_write_done(rc, &bios, NULL, status);
+	ressd_log_write_done(rc, &bios, NULL, status, BLK_STS_OK);
 }
 
 /* A record is on the medium (or failed): index it, complete its writes. */
 static void ressd_record_done(struct ressd_record *r)
 {
 	struct ressd_c *rc = r->rc;
-	blk_status_t status = r->status;
+	blk_status_t status = r->status, flush_status = r->flush_status;
 	struct bio_list bios, waiters;
 	unsigned long flags;
 
@@ -1146,7 +1151,7 @@ static void ressd_record_done(struct ressd_record *r)
 	/* From here on r may be reopened: only the copies above are used. */
 	list_add(&r->list, &rc->free_recs);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	ressd_log_write_done(rc, &bios, &waiters, status);
+	ressd_log_write_done(rc, &bios, &waiters, status, flush_status);
 }
 
 /* The last log bio of a chunk or a record completed. */
@@ -1323,13 +1328,13 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 
 	if (ressd_rec_origin_durable(rc, r)) {
 		/*
-		 * The record cannot be written: its writes fail.  Reads still
-		 * work, from the log for what is indexed, as for a failed mover.
+		 * The home writes of its invalidations may not be durable, so
+		 * the flushes that wait on it fail, and writes fail from now
+		 * on (ro).  The log works: the record is still written, so
+		 * that what was acknowledged (its chunks) stays found.
 		 */
-		ressd_log_broken(rc, RESSD_MODE_RO, "origin flush failed");
-		r->status = BLK_STS_IOERR;
-		ressd_record_done(r);
-		return;
+		ressd_set_mode(rc, RESSD_MODE_RO, "origin flush failed");
+		r->flush_status = BLK_STS_IOERR;
 	}
 	i = ressd_bios_csum(rc, r, &r->bios, r->nr_sub);
 	WARN_ON_ONCE(!r->padding && i != r->nr_data);

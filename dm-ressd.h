@@ -204,6 +204,7 @@ struct ressd_record {
 	struct page *hdr;
 	atomic_t remaining;		/* its log bios in flight */
 	blk_status_t status;
+	blk_status_t flush_status;	/* of its flushes: the origin's flush */
 	/* entries superseded by a completed home write: never indexed */
 	DECLARE_BITMAP(killed, RESSD_REC_MAX_ITEMS);
 	/*

@@ -204,9 +204,11 @@ fault_case() {
 
 # The origin fails the flush that must come before a record carrying
 # invalidations (dm-ressd-design.rst, "Direct writes over logged blocks").
-# The record cannot be written, so its writes fail; but the log works, so
-# the mode is ro (reads of logged blocks still work), not fail; a flush
-# fails.  After the fault clears, recovery gives back what was flushed.
+# The log works, so the record is still written (what it holds was
+# acknowledged or is durable by FUA) and the mode is ro (reads of logged
+# blocks still work), not fail; flushes fail.  After the fault clears,
+# recovery gives back what was flushed and the record's O_DSYNC write (whose
+# syscall failed only in the flush the kernel sends after it).
 inval_flush_case() {
 	local X=100 Z=300 Y=500 b r ev0
 	note "case $1: origin flush before a record with invalidations fails, expect mode ro"
@@ -229,10 +231,12 @@ inval_flush_case() {
 	r=$(make_block y "$Y" | timeout 30 dd of=/dev/mapper/ft bs=4096 seek=$Y \
 		oflag=direct,dsync conv=notrunc status=none 2>&1)
 	[ $? -eq 124 ] && fail "hung: the O_DSYNC write"
+	# Its bio goes to the log, which works; the flush that the kernel
+	# sends after an O_DSYNC write to a block device fails.
 	grep -q 'Input/output error' <<<"$r" || fail "the O_DSYNC write gave '$r', not EIO"
 	wait_mode ro 30
 	t 10 "dmsetup wait for event $ev0" dmsetup wait ft "$ev0"
-	echo "ok: O_DSYNC write -> EIO, mode ro, event $ev0 -> $(events)"
+	echo "ok: O_DSYNC write -> EIO (its flush), mode ro, event $ev0 -> $(events)"
 	cmp -s <(timeout 30 dd if=/dev/mapper/ft bs=4096 skip=$Z count=1 iflag=direct \
 		status=none) <(make_block old $Z) || fail "the logged block Z does not read back in mode ro"
 	r=$(timeout 30 dd if=/dev/null of=/dev/mapper/ft conv=fsync status=none 2>&1)
@@ -244,13 +248,15 @@ inval_flush_case() {
 	[ "$(mode)" = rw ] || fail "mode after recovery: $(mode)"
 	cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Z count=1 iflag=direct status=none) \
 		<(make_block old $Z) || fail "Z, flushed, was lost"
+	cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Y count=1 iflag=direct status=none) \
+		<(make_block y $Y) || fail "Y, in the record that was still written, was lost"
 	# X: its flushed logged copy or the newer write (never flushed).
 	if ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 iflag=direct status=none) \
 		<(make_block old $X) && ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 \
 		iflag=direct status=none) <(make_block new $X); then
 		fail "X reads neither its flushed copy nor the newer write"
 	fi
-	echo "ok: after recovery Z is intact, X reads flushed or newer data"
+	echo "ok: after recovery Z and Y are intact, X reads flushed or newer data"
 	t 60 "remove the recovered target" dmsetup remove ft
 	survived=$((survived + 1))
 }
