@@ -1074,9 +1074,9 @@ static void __ressd_rec_index(struct ressd_c *rc, struct ressd_record *r,
 }
 
 /*
- * A log write failed, or a record could not be written: recovery stops at
- * the first record missing, so no later log write or log flush may succeed.
- * Latch that, and the mode.  Any context.
+ * A log write or log flush failed: recovery stops at the first record
+ * missing, so no later log write or log flush may succeed.  Latch that, and
+ * the mode.  Any context.
  */
 static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const char *why)
 {

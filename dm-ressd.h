@@ -296,9 +296,9 @@ struct ressd_c {
 	u32 pend_start;			/* first slot of the oldest unwritten record */
 	u32 pend_slots;			/* slots from pend_start on, as in used */
 	bool log_dirty;			/* log written since the last log flush */
-	bool log_broken;		/* a log write failed or was not issued: */
-					/*   recovery stops there, so no later */
-					/*   one may be acknowledged (latched) */
+	bool log_broken;		/* a log write or flush failed: recovery */
+					/*   stops there, so no later one may be */
+					/*   acknowledged (latched) */
 	u64 inval_gen;			/* invalidations recorded so far */
 	u64 origin_flushed_gen;		/* home writes of those up to here are durable */
 	bool write_pending;		/* write the open record's data when idle */
