@@ -25,7 +25,11 @@
  * next record starts at slot 0.
  *
  * Replay starts at the superblock's checkpoint (tail_slot, tail_seq), where
- * tail_slot is the start of the oldest live record, and follows the chain:
+ * tail_slot is the start of the oldest live record, and follows the chain
+ * (the record there must have an epoch of at least tail_epoch, the epoch of
+ * the record before it, or the current one when the checkpoint is at the
+ * head: so a stale record that an earlier recovery cut off is never taken
+ * for the record at a checkpoint written later):
  * the record after the one whose trailer is at t starts at t + 1 (or at 0
  * when t is the last slot), carries seq + 1, and an epoch no smaller than
  * its predecessor's and no larger than the superblock's.  Its trailer is the
@@ -65,7 +69,14 @@
  * Feature flags: unknown incompat flags refuse activation, unknown ro_compat
  * flags allow only a read-only table.
  */
-#define RESSD_FEATURE_COMPAT_SUPP	0U
+/*
+ * The superblock carries tail_epoch, the epoch of the chain at the
+ * checkpoint (a lower bound for the epoch of the record there).  Code that
+ * does not know it reads the log as before, with no lower bound.
+ */
+#define RESSD_FEATURE_COMPAT_TAIL_EPOCH	1U	/* bit 0 */
+
+#define RESSD_FEATURE_COMPAT_SUPP	RESSD_FEATURE_COMPAT_TAIL_EPOCH
 #define RESSD_FEATURE_RO_COMPAT_SUPP	0U
 #define RESSD_FEATURE_INCOMPAT_SUPP	0U
 
@@ -112,7 +123,8 @@ struct ressd_disk_sb {
 	__le32 tail_slot;	/* 108: checkpoint: first slot of the oldest */
 	__le64 tail_seq;	/* 112:   live record, and its sequence number */
 	__le64 epoch;		/* 120: +1 at every recovery, see below */
-	__u8 reserved[128];	/* 128: zero */
+	__le64 tail_epoch;	/* 128: the chain's epoch at the checkpoint */
+	__u8 reserved[120];	/* 136: zero */
 } __packed;			/* 256 */
 
 /* One data block of a record: where it belongs, and its data's crc32c. */

@@ -118,6 +118,7 @@ void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
 	sb->tail_slot = cpu_to_le32(info->tail_slot);
 	sb->tail_seq = cpu_to_le64(info->tail_seq);
 	sb->epoch = cpu_to_le64(info->epoch);
+	sb->tail_epoch = cpu_to_le64(info->tail_epoch);
 	sb->csum = cpu_to_le32(ressd_sb_csum(sb));
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_sb_encode);
@@ -214,6 +215,11 @@ const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
 		      le64_to_cpu(sb->epoch), RESSD_MAX_EPOCH);
 		return "Superblock checkpoint out of range";
 	}
+	if (le64_to_cpu(sb->tail_epoch) > le64_to_cpu(sb->epoch)) {
+		DMERR("superblock %llu: checkpoint epoch %llu above the epoch %llu",
+		      location, le64_to_cpu(sb->tail_epoch), le64_to_cpu(sb->epoch));
+		return "Superblock checkpoint out of range";
+	}
 	return ressd_sb_check_geometry(sb, location, g);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_sb_check);
@@ -244,6 +250,7 @@ static void ressd_sb_decode(const struct ressd_disk_sb *sb,
 	info->tail_slot = le32_to_cpu(sb->tail_slot);
 	info->tail_seq = le64_to_cpu(sb->tail_seq);
 	info->epoch = le64_to_cpu(sb->epoch);
+	info->tail_epoch = le64_to_cpu(sb->tail_epoch);
 	info->compat = le32_to_cpu(sb->compat);
 	info->ro_compat = le32_to_cpu(sb->ro_compat);
 	info->incompat = le32_to_cpu(sb->incompat);
@@ -305,6 +312,7 @@ static int ressd_meta_format(struct ressd_c *rc, struct page *page,
 	rc->sb.nr_slots = ressd_nr_slots(rc->geo.log_sectors);
 	rc->sb.tail_slot = 0;
 	rc->sb.tail_seq = 1;
+	rc->sb.compat = RESSD_FEATURE_COMPAT_TAIL_EPOCH;
 	/*
 	 * Copy B first, then A.  A crash in between leaves a valid copy B of
 	 * an empty log, which the next activation loads.
@@ -596,12 +604,13 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 {
 	const struct ressd_log_geo *lg = rp->lg;
 	u32 slot = rp->tail_slot, walked = 0, nr_rec = 0, i;
-	u64 seq = rp->tail_seq, epoch = 0;
+	u64 seq = rp->tail_seq, epoch = rp->tail_epoch;
 	struct ressd_rec r;
 	int ret;
 
 	rp->new_tail_slot = rp->tail_slot;
 	rp->new_tail_seq = rp->tail_seq;
+	rp->new_tail_epoch = rp->tail_epoch;
 	rp->records = 0;
 	rp->entries = 0;
 	rp->bad_data = 0;
@@ -639,7 +648,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 
 	slot = rp->tail_slot;
 	seq = rp->tail_seq;
-	epoch = 0;
+	epoch = rp->tail_epoch;
 	for (i = 0; i < nr_rec; i++) {
 		ret = ressd_replay_header(rp, slot, seq, epoch, &r);
 		if (ret < 0)
@@ -650,6 +659,8 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 		}
 		if (seq == rp->new_tail_seq && slot != rp->new_tail_slot)
 			goto bad_checkpoint;
+		if (seq == rp->new_tail_seq)
+			rp->new_tail_epoch = epoch;
 		if (seq >= rp->new_tail_seq) {
 			ret = ressd_replay_apply(rp, &r);
 			if (ret)
@@ -663,6 +674,8 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 	}
 	if (rp->new_tail_seq == seq && rp->new_tail_slot != slot)
 		goto bad_checkpoint;
+	if (rp->new_tail_seq == seq)
+		rp->new_tail_epoch = epoch;
 	return 0;
 
 bad_checkpoint:
@@ -711,6 +724,8 @@ int ressd_log_init(struct ressd_c *rc)
 	struct ressd_record *r;
 	int i;
 
+	/* Small writes keep at least as much room as invalidations. */
+	BUILD_BUG_ON(RESSD_MIN_LOG_BLOCKS - RESSD_SB_BLOCKS < 2 * RESSD_INVAL_RESERVE);
 	for (i = 0; i < RESSD_NR_RECORDS; i++) {
 		r = kzalloc(sizeof(*r), GFP_KERNEL);
 		if (!r)
@@ -936,7 +951,15 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 	r->nr_data += nr;
 	__ressd_advance_head(rc, nr);
 	bio_list_add(&r->bios, bio);
-	if (!__ressd_rec_fits(r, 1))
+	/*
+	 * A FUA write is acknowledged when its record is written: that record
+	 * goes out with FUA, also when this write is what fills it (I1).  The
+	 * block layer has already split a PREFLUSH off a write with data; one
+	 * that still carries it is treated as FUA.
+	 */
+	if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH))
+		__ressd_log_seal(rc, REQ_FUA);
+	else if (!__ressd_rec_fits(r, 1))
 		__ressd_log_seal(rc, 0);
 	return first;
 }
@@ -1661,6 +1684,7 @@ int ressd_log_recover(struct ressd_c *rc)
 	rp.lg = &rc->lg;
 	rp.tail_slot = rc->sb.tail_slot;
 	rp.tail_seq = rc->sb.tail_seq;
+	rp.tail_epoch = rc->sb.tail_epoch;
 	rp.epoch = rc->sb.epoch;
 	rp.read = ressd_ra_read;
 	rp.ctx = ra;
@@ -1681,6 +1705,12 @@ int ressd_log_recover(struct ressd_c *rc)
 	rc->pend_slots = 0;
 	rc->log_dirty = false;
 	rc->epoch = rc->sb.epoch + 1;
+	rc->epoch_first_seq = rp.next_seq;
+	/*
+	 * Nothing left in the log: the next record at the checkpoint is
+	 * written in the new epoch, and nothing older may be taken for it.
+	 */
+	rc->tail_epoch = rp.new_tail_seq == rp.next_seq ? rc->epoch : rp.new_tail_epoch;
 	spin_unlock_irq(&rc->lock);
 
 	if (!(dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
@@ -1697,6 +1727,8 @@ int ressd_log_recover(struct ressd_c *rc)
 	rc->sb.tail_slot = rp.new_tail_slot;
 	rc->sb.tail_seq = rp.new_tail_seq;
 	rc->sb.epoch++;
+	rc->sb.tail_epoch = rc->tail_epoch;
+	rc->sb.compat |= RESSD_FEATURE_COMPAT_TAIL_EPOCH;
 	mutex_unlock(&rc->meta_lock);
 	r = ressd_meta_write_sb(rc);
 	if (r) {

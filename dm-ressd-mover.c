@@ -280,7 +280,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	struct page *hdr = NULL, **pages = NULL;
 	struct ressd_readahead *ra = NULL;
 	struct ressd_move *mv = NULL;
-	u64 tail_seq, end_seq, fg;
+	u64 tail_seq, end_seq, fg, chain_epoch, max_epoch, tail_epoch;
 	struct ressd_rec rec;
 	bool left = false;
 	const char *why;
@@ -289,6 +289,8 @@ static int ressd_mover_round(struct ressd_c *rc)
 	spin_lock_irq(&rc->lock);
 	tail_slot = rc->tail_slot;
 	tail_seq = rc->tail_seq;
+	chain_epoch = rc->tail_epoch;
+	max_epoch = rc->epoch;
 	used = rc->used;
 	want = used - rc->pend_slots;	/* written records only */
 	if (!rc->draining && !__ressd_mover_needed(rc)) {
@@ -323,8 +325,12 @@ static int ressd_mover_round(struct ressd_c *rc)
 	end_slot = tail_slot;
 	end_seq = tail_seq;
 	while (region < want) {
-		r = ressd_rec_find(ressd_ra_read, ra, &rc->lg, end_slot, end_seq, 0,
-				   U64_MAX, page_address(hdr), &rec, &why);
+		/*
+		 * The chain's epochs, as replay checks them: a stale trailer
+		 * (of a record cut off by an earlier crash) is never taken.
+		 */
+		r = ressd_rec_find(ressd_ra_read, ra, &rc->lg, end_slot, end_seq,
+				   chain_epoch, max_epoch, page_address(hdr), &rec, &why);
 		if (r < 0)
 			goto out;
 		if (r) {
@@ -350,6 +356,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 		region += 1 + rec.nr_data;
 		end_slot = ressd_rec_next_slot(&rc->lg, rec.slot);
 		end_seq++;
+		chain_epoch = rec.epoch;
 	}
 	sort(mv, n, sizeof(*mv), ressd_move_cmp, NULL);
 
@@ -383,10 +390,19 @@ static int ressd_mover_round(struct ressd_c *rc)
 		goto out;
 	}
 
-	/* 4. The checkpoint: the region is no longer part of the log. */
+	/*
+	 * 4. The checkpoint: the region is no longer part of the log.  It
+	 * carries the chain's epoch there, or the current one when the record
+	 * at the new tail is one of this activation (written or not yet), so
+	 * that replay never takes a stale record there after a crash (I2).
+	 */
+	spin_lock_irq(&rc->lock);
+	tail_epoch = end_seq >= rc->epoch_first_seq ? rc->epoch : chain_epoch;
+	spin_unlock_irq(&rc->lock);
 	mutex_lock(&rc->meta_lock);
 	rc->sb.tail_slot = end_slot;
 	rc->sb.tail_seq = end_seq;
+	rc->sb.tail_epoch = tail_epoch;
 	mutex_unlock(&rc->meta_lock);
 	r = ressd_meta_write_sb(rc);
 	if (r)
@@ -418,6 +434,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	spin_lock_irq(&rc->lock);
 	rc->tail_slot = end_slot;
 	rc->tail_seq = end_seq;
+	rc->tail_epoch = tail_epoch;
 	rc->used -= region;
 	spin_unlock_irq(&rc->lock);
 	queue_work(rc->wq, &rc->worker);

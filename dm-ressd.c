@@ -160,7 +160,7 @@ const char *ressd_check_geometry(const struct ressd_geometry *g)
 	if (g->log_sectors % RESSD_SECTORS_PER_BLOCK)
 		return "Log size must be a multiple of 8 sectors";
 	if (g->log_sectors < RESSD_MIN_LOG_BLOCKS * RESSD_SECTORS_PER_BLOCK)
-		return "Log range too small";
+		return "Log range too small: at least 72 KiB";
 	if ((g->log_sectors >> 3) - RESSD_SB_BLOCKS > RESSD_MAX_SLOTS)
 		return "Log range too large";
 	if ((g->origin_sectors >> 3) - 1 > RESSD_INDEX_MAX_BLOCK)
@@ -356,7 +356,6 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	u64 nr = bio_sectors(bio) >> 3;
 	bool discard = bio_op(bio) == REQ_OP_DISCARD;
 	unsigned long flags;
-	bool seal = false;
 	u32 slot;
 
 	spin_lock_irqsave(&rc->lock, flags);
@@ -374,16 +373,15 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 			return DM_MAPIO_SUBMITTED;
 		}
 		if (slot != RESSD_NO_SLOT) {
+			/* A FUA write's record is sealed already (with FUA). */
+			bool sealed = bio->bi_opf & (REQ_FUA | REQ_PREFLUSH);
+
 			io->kind = RESSD_IO_LOGGED;
-			if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH)) {
-				__ressd_log_seal(rc, REQ_FUA);
-				seal = true;
-			}
 			spin_unlock_irqrestore(&rc->lock, flags);
 			atomic64_inc(&rc->redirected_writes);
 			/* Seal at the end of the burst, or now without a plug. */
-			if (!seal && !blk_check_plugged(ressd_unplug, rc,
-							sizeof(struct blk_plug_cb))) {
+			if (!sealed &&
+			    !blk_check_plugged(ressd_unplug, rc, sizeof(struct blk_plug_cb))) {
 				spin_lock_irqsave(&rc->lock, flags);
 				__ressd_log_seal_soon(rc);
 				spin_unlock_irqrestore(&rc->lock, flags);

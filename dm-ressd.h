@@ -55,8 +55,13 @@ struct ressd_geometry {
 	bool same_dev;			/* log and origin on one device */
 };
 
-/* Fewest log blocks: two superblocks, one record of a header and a block. */
-#define RESSD_MIN_LOG_BLOCKS	(RESSD_SB_BLOCKS + 2)
+/*
+ * Fewest log blocks: two superblocks and 16 slots, RESSD_INVAL_RESERVE (8)
+ * kept for records that carry only invalidations and as many for small
+ * writes.  With fewer, the writer's room (slots minus that reserve) is too
+ * small to hold a record, or wraps below zero and laps the tail.
+ */
+#define RESSD_MIN_LOG_BLOCKS	(RESSD_SB_BLOCKS + 16)
 
 enum ressd_mode {
 	RESSD_MODE_RW,		/* normal operation */
@@ -161,6 +166,7 @@ struct ressd_sb_info {
 	u32 nr_slots;
 	u32 tail_slot;		/* checkpoint */
 	u64 tail_seq;
+	u64 tail_epoch;		/* the record at the checkpoint: no older */
 	u64 epoch;		/* records must not be newer than this */
 	u32 compat;
 	u32 ro_compat;
@@ -217,6 +223,7 @@ struct ressd_record {
 };
 
 #define RESSD_NR_RECORDS	4	/* open, sealed ones, in flight */
+/* RESSD_MIN_LOG_BLOCKS counts on this many. */
 /* Slots kept free so that invalidation-only records can always be written. */
 #define RESSD_INVAL_RESERVE	8
 
@@ -291,6 +298,8 @@ struct ressd_c {
 	u64 epoch;			/* records written now carry it */
 	u32 tail_slot;			/* oldest live record: its first slot */
 	u64 tail_seq;			/*   and its seq */
+	u64 tail_epoch;			/*   and the chain's epoch there */
+	u64 epoch_first_seq;		/* records from this seq on carry epoch */
 	u32 used;			/* slots from the tail to head, and the */
 					/*   open record's trailer */
 	u32 pend_start;			/* first slot of the oldest unwritten record */
@@ -387,7 +396,8 @@ int ressd_log_recover(struct ressd_c *rc);
  * (opening one if needed).  Returns its first data slot, RESSD_NO_SLOT when
  * the log is full, or RESSD_DEFER_SLOT when no record buffer is free.  The
  * blocks enter the index when their data is written (in a chunk, or with
- * the trailer).  Caller holds rc->lock.
+ * the trailer).  The record of a FUA write is sealed with FUA.  Caller
+ * holds rc->lock.
  */
 #define RESSD_DEFER_SLOT	(U32_MAX - 1)
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
@@ -511,6 +521,7 @@ struct ressd_replay {
 	const struct ressd_log_geo *lg;
 	u32 tail_slot;		/* the superblock's checkpoint */
 	u64 tail_seq;
+	u64 tail_epoch;		/* lowest epoch of the record at the checkpoint */
 	u64 epoch;		/* the superblock's epoch */
 	int (*read)(void *ctx, u32 slot, void *buf);
 	void *ctx;
@@ -520,9 +531,10 @@ struct ressd_replay {
 	/* out */
 	u32 head;		/* where the next record goes */
 	u64 next_seq;
-	u64 last_epoch;		/* epoch of the last valid record */
+	u64 last_epoch;		/* the chain's epoch at its end (tail_epoch: none) */
 	u32 new_tail_slot;	/* the newest checkpoint any record carried */
 	u64 new_tail_seq;
+	u64 new_tail_epoch;	/* the chain's epoch at the new checkpoint */
 	u32 used;		/* slots from the new tail to head */
 	u32 records;		/* records applied */
 	u64 entries;		/* entries applied */

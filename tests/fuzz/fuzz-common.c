@@ -162,6 +162,9 @@ const char *fz_sb_expect(const u8 *blk, u64 location, const struct ressd_geometr
 	/* the epoch likewise: recovery writes epoch + 1, which must not wrap to 0 */
 	if (fz_get64(blk, 120) >= 1ULL << 62)
 		return "Superblock checkpoint out of range";
+	/* the checkpoint's epoch (a lower bound for the chain) is no newer */
+	if (fz_get64(blk, 128) > fz_get64(blk, 120))
+		return "Superblock checkpoint out of range";
 	if (fz_get64(blk, 56) != g->origin_offset || fz_get64(blk, 64) != g->origin_sectors ||
 	    fz_get64(blk, 72) != g->log_offset || fz_get64(blk, 80) != g->log_sectors)
 		return "Superblock geometry does not match the table";
@@ -310,6 +313,7 @@ struct fz_sb {
 	u32 nr_slots;
 	u32 tail_slot;
 	u64 tail_seq;
+	u64 tail_epoch;
 	u64 epoch;
 };
 
@@ -332,9 +336,10 @@ static void fz_model_run(const struct fz_image *im, const struct ressd_log_geo *
 			 const struct fz_sb *sb, struct fz_model *m)
 {
 	u32 n = lg->nr_slots, slot = sb->tail_slot, walked = 0, k, i, j;
-	u64 seq = sb->tail_seq, min_epoch = 0;
+	u64 seq = sb->tail_seq, min_epoch = sb->tail_epoch;
 
 	memset(m, 0, sizeof(*m));
+	m->last_epoch = sb->tail_epoch;
 	/* Pass 1: follow the chain, at most one lap. */
 	for (;;) {
 		struct fz_mrec *r = &m->rec[m->n];
@@ -481,6 +486,7 @@ static void fz_run_replay(const struct fz_image *im, const struct ressd_log_geo 
 	run->rp.lg = lg;
 	run->rp.tail_slot = sb->tail_slot;
 	run->rp.tail_seq = sb->tail_seq;
+	run->rp.tail_epoch = sb->tail_epoch;
 	run->rp.epoch = sb->epoch;
 	run->rp.read = fz_read;
 	run->rp.ctx = &run->reader;
@@ -721,6 +727,7 @@ void fz_replay_check(const struct fz_image *im, struct fz_report *rep)
 	sb.tail_slot = fz_get32(sbb, 108);
 	sb.tail_seq = fz_get64(sbb, 112);
 	sb.epoch = fz_get64(sbb, 120);
+	sb.tail_epoch = fz_get64(sbb, 128);
 	fz_assert(sb.nr_slots == im->nr_slots, "valid superblock with %u slots in a %u-slot log",
 		  sb.nr_slots, im->nr_slots);
 	lg.nonce = sb.nonce;

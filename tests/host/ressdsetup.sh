@@ -179,7 +179,7 @@ ok "without --batch: asks, refuses 'yes' and EOF without writing, formats on 'YE
 small=$tmp/small.img
 truncate -s 3M "$small"
 expect_fail 4 "is too small (3.0 MiB) for a 2.0 MiB reserved area" "$tool" format "$small" --reserved 2M --batch
-expect_fail 1 "below the minimum log size of 16.0 KiB" "$tool" format "$img" --reserved 8K --batch
+expect_fail 1 "below the minimum log size of 72.0 KiB" "$tool" format "$img" --reserved 8K --batch
 expect_fail 1 "below the minimum log size" "$tool" format "$img" --reserved 0 --batch
 expect_fail 4 "is too small" "$tool" format "$img" --reserved 63M --batch
 expect_fail 1 "is not a size" "$tool" format "$img" --reserved 4Q --batch
@@ -188,8 +188,8 @@ expect_fail 1 "is not a multiple of 4 KiB" "$tool" format "$img" --reserved 5000
 expect_fail 1 "--reserved <size> is needed" "$tool" format "$img" --batch
 expect_fail 1 "above the maximum log size" "$tool" format "$img" --reserved 300G --batch
 ok "refused: too small (exit 4), reserved area below the minimum, bad sizes (exit 1)"
-[ "$(sed -n 's/^#define RESSD_MIN_LOG_BLOCKS[[:space:]]*(RESSD_SB_BLOCKS + \([0-9]*\)).*/\1/p' "$top/dm-ressd.h")" = 2 ] ||
-	fail "RESSD_MIN_LOG_BLOCKS changed in dm-ressd.h: update the 16 KiB above"
+[ "$(sed -n 's/^#define RESSD_MIN_LOG_BLOCKS[[:space:]]*(RESSD_SB_BLOCKS + \([0-9]*\)).*/\1/p' "$top/dm-ressd.h")" = 16 ] ||
+	fail "RESSD_MIN_LOG_BLOCKS changed in dm-ressd.h: update the 72 KiB above"
 grep -q "RESSD_MIN_LOG_BLOCKS" "$dir/ressd-kconsts.h" || fail "ressd-kconsts.h lacks RESSD_MIN_LOG_BLOCKS"
 # The tunables' messages are the kernel's own.
 while IFS='|' read -r opts msg; do

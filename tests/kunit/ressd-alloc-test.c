@@ -398,7 +398,112 @@ static void ressd_alloc_test_inval_dead(struct kunit *test)
 	t_teardown(t);
 }
 
+/*
+ * A small write as ressd_map_write() puts it in the log: reserve its slots
+ * (which seals the record of a FUA write).
+ */
+static u32 t_write(struct kunit *test, struct t_alloc *t, u32 nr, blk_opf_t opf,
+		   struct bio **out)
+{
+	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	u32 s;
+
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_opf = REQ_OP_WRITE | opf;
+	spin_lock_irq(&t->rc->lock);
+	s = __ressd_log_reserve(t->rc, bio, 1000, nr);
+	spin_unlock_irq(&t->rc->lock);
+	*out = bio;
+	return s;
+}
+
+/* The record that holds @bio: sealed (*@open false) or open. */
+static struct ressd_record *t_rec_of(struct t_alloc *t, struct bio *bio, bool *open)
+{
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r;
+	struct bio *b;
+
+	*open = false;
+	list_for_each_entry(r, &rc->sealed, list)
+		bio_list_for_each(b, &r->bios)
+			if (b == bio)
+				return r;
+	*open = true;
+	if (rc->open)
+		bio_list_for_each(b, &rc->open->bios)
+			if (b == bio)
+				return rc->open;
+	return NULL;
+}
+
+/* A FUA write at @nr blocks: its record is sealed with FUA (I1). */
+static void t_expect_fua(struct kunit *test, struct t_alloc *t, u32 nr,
+			 u32 want_slot, const char *what)
+{
+	struct ressd_record *r;
+	struct bio *bio;
+	bool open;
+
+	KUNIT_EXPECT_EQ_MSG(test, t_write(test, t, nr, REQ_FUA, &bio), want_slot,
+			    "%s", what);
+	r = t_rec_of(t, bio, &open);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "%s: the write is in no record", what);
+	KUNIT_EXPECT_FALSE_MSG(test, open, "%s: its record is still open", what);
+	KUNIT_EXPECT_TRUE_MSG(test, r->flags & REQ_FUA,
+			      "%s: its record is sealed without FUA", what);
+	KUNIT_EXPECT_NULL(test, t_check(t));
+}
+
+/*
+ * A FUA write is acknowledged when its record is written, so the record
+ * must carry FUA, also when the write itself fills the record (and it is
+ * sealed as full before the FUA is seen): with mover_batch 16 every record
+ * holds one block, with larger batches the write that takes the last data
+ * slot, and at the end of the log a record with room for one block.
+ */
+static void ressd_alloc_test_fua_fill(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 20, 16);
+	struct bio *bio;
+	u32 i;
+
+	/* One block a record: every FUA write fills its record. */
+	t_expect_fua(test, t, 1, 0, "batch 16, first record");
+	t_expect_fua(test, t, 1, 2, "batch 16, second record");
+	t_teardown(t);
+
+	/* Three blocks a record: the third fills it. */
+	t = t_setup(test, 200, 32);
+	KUNIT_EXPECT_EQ(test, t_write(test, t, 1, 0, &bio), 0U);
+	KUNIT_EXPECT_EQ(test, t_write(test, t, 1, 0, &bio), 1U);
+	t_expect_fua(test, t, 1, 2, "batch 32, third block");
+	/* Two blocks that fill it, and a FUA write that does not. */
+	KUNIT_EXPECT_EQ(test, t_write(test, t, 1, 0, &bio), 4U);
+	t_expect_fua(test, t, 2, 5, "batch 32, two blocks fill it");
+	t_expect_fua(test, t, 1, 8, "batch 32, not full");
+	t_teardown(t);
+
+	/* 20 slots, 3 blocks a record: a record at 18 holds one block. */
+	t = t_setup(test, 20, 32);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, t_write(test, t, 3, 0, &bio), 4 * i);
+		t_seal(t);
+		while (t_complete(t))
+			;
+		while (t_free(t))
+			;
+	}
+	KUNIT_EXPECT_EQ(test, t->rc->head, 16U);
+	KUNIT_EXPECT_EQ(test, t_write(test, t, 1, 0, &bio), 16U);
+	t_seal(t);		/* trailer at 17 */
+	t_expect_fua(test, t, 1, 18, "end of the log, room for one block");
+	KUNIT_EXPECT_EQ(test, t->rc->head, 0U);
+	t_teardown(t);
+}
+
 static struct kunit_case ressd_alloc_test_cases[] = {
+	KUNIT_CASE(ressd_alloc_test_fua_fill),
 	KUNIT_CASE(ressd_alloc_test_inval_dead),
 	KUNIT_CASE(ressd_alloc_test_directed),
 	KUNIT_CASE(ressd_alloc_test_defer),

@@ -134,24 +134,27 @@ static const struct geometry_case geometry_cases[] = {
 	{ "two devices", G(0, GIB, GIB, 0, 65536, GIB, false), NULL },
 	{ "log after", G(0, GIB - 65536, GIB, GIB - 65536, 65536, GIB, true), NULL },
 	{ "log before", G(65536, GIB - 65536, GIB, 0, 65536, GIB, true), NULL },
-	{ "smallest log", G(0, 8, GIB, 0, 32, GIB, false), NULL },
+	{ "smallest log", G(0, 8, GIB, 0, 144, GIB, false), NULL },
+	{ "log one block short", G(0, 8, GIB, 0, 136, GIB, false),
+	  "Log range too small: at least 72 KiB" },
 	{ "same ranges, two devices", G(0, GIB, GIB, 0, 65536, GIB, false), NULL },
 	{ "zero length", G(0, 0, GIB, 0, 65536, GIB, false), E_LEN },
 	{ "odd length", G(0, 1001, GIB, 0, 65536, GIB, false), E_LEN },
 	{ "odd origin offset", G(4, 8, GIB, 0, 65536, GIB, false), E_OOFF },
 	{ "odd log offset", G(0, 8, GIB, 3, 65536, GIB, false), E_LOFF },
 	{ "odd log size", G(0, 8, GIB, 0, 65540, GIB, false), E_LSZ },
-	{ "log too small", G(0, 8, GIB, 0, 24, GIB, false), "Log range too small" },
+	{ "log too small", G(0, 8, GIB, 0, 24, GIB, false),
+	  "Log range too small: at least 72 KiB" },
 	{ "log too large", G(0, 8, U64_MAX, 0, M64, U64_MAX, false), "Log range too large" },
-	{ "origin too large", G(0, (RESSD_MAX_BLOCK + 2) * 8, U64_MAX, 0, 64, GIB, false),
+	{ "origin too large", G(0, (RESSD_MAX_BLOCK + 2) * 8, U64_MAX, 0, 256, GIB, false),
 	  "Origin range too large" },
-	{ "origin past end", G(8, GIB, GIB, 0, 64, GIB, false), E_OEND },
-	{ "origin offset overflows", G(M64, 8, U64_MAX, 0, 64, GIB, false), E_OEND },
-	{ "log past end", G(0, 8, GIB, GIB - 32, 64, GIB, false), E_LEND },
-	{ "log offset overflows", G(0, 8, GIB, M64, 64, U64_MAX, false), E_LEND },
+	{ "origin past end", G(8, GIB, GIB, 0, 256, GIB, false), E_OEND },
+	{ "origin offset overflows", G(M64, 8, U64_MAX, 0, 256, GIB, false), E_OEND },
+	{ "log past end", G(0, 8, GIB, GIB - 32, 256, GIB, false), E_LEND },
+	{ "log offset overflows", G(0, 8, GIB, M64, 256, U64_MAX, false), E_LEND },
 	{ "overlap at the end", G(0, GIB - 65536, GIB, GIB - 65544, 65536, GIB, true), E_OVL },
 	{ "overlap at the start", G(65536, GIB - 65536, GIB, 0, 65544, GIB, true), E_OVL },
-	{ "log inside origin", G(0, GIB, GIB, 4096, 64, GIB, true), E_OVL },
+	{ "log inside origin", G(0, GIB, GIB, 4096, 256, GIB, true), E_OVL },
 };
 
 static void geometry_case_desc(const struct geometry_case *c, char *desc)
@@ -166,10 +169,12 @@ static void ressd_args_test_geometry(struct kunit *test)
 	const struct geometry_case *c = test->param_value;
 	const char *err = ressd_check_geometry(&c->g);
 
-	if (c->error)
-		KUNIT_EXPECT_STREQ(test, err, c->error);
-	else
+	if (!c->error)
 		KUNIT_EXPECT_NULL(test, err);
+	else if (!err)
+		KUNIT_FAIL(test, "accepted, expected \"%s\"", c->error);
+	else
+		KUNIT_EXPECT_STREQ(test, err, c->error);
 }
 
 static struct kunit_case ressd_args_test_cases[] = {

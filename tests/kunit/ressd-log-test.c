@@ -74,6 +74,7 @@ struct log_model {
 	u32 sb_tail_rec;	/* the superblock's checkpoint, as a record */
 	u32 sb_tail_slot;
 	u64 sb_tail_seq;
+	u64 sb_tail_epoch;	/* the chain's epoch at the checkpoint */
 	u32 tail_rec;		/* the writer's tail: oldest record not moved */
 	u32 nr_rec;
 	struct model_rec rec[MAX_RECORDS];
@@ -334,6 +335,7 @@ static void replay_model(struct kunit *test, struct log_model *m,
 	run->rp.lg = &m->lg;
 	run->rp.tail_slot = m->sb_tail_slot;
 	run->rp.tail_seq = m->sb_tail_seq;
+	run->rp.tail_epoch = m->sb_tail_epoch;
 	run->rp.epoch = m->epoch;
 	run->rp.read = model_read;
 	run->rp.ctx = m;
@@ -1540,6 +1542,60 @@ static void ressd_log_test_old_lap(struct kunit *test)
 	model_exit(m);
 }
 
+/*
+ * A second crash at the mover's checkpoint (I2, I6).  A crash loses record
+ * 6's trailer while record 7 survives; recovery raises the epoch and the
+ * writer rewrites 6 with the same length, so that it ends where the stale 7
+ * begins; the mover moves everything home and checkpoints at head (7); a
+ * crash before the next log write.  The chain starts at the checkpoint,
+ * where the stale 7 of the older epoch sits: replay must not take it (the
+ * checkpoint carries the epoch of the chain at that point), nor its chain.
+ */
+static void ressd_log_test_stale_at_checkpoint(struct kunit *test)
+{
+	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
+	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	u32 *map = kunit_kmalloc_array(test, 32, sizeof(u32), GFP_KERNEL);
+	struct model_rec r5, r6;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	model_init(test, m, 512, 32, 22, 0);
+	m->no_dead = true;
+	for (i = 0; i < 9; i++)
+		KUNIT_ASSERT_TRUE(test, model_append(m, -1));
+	r5 = m->rec[5];
+	r6 = m->rec[6];
+	memset(model_slot(m, r5.trailer), 0, RESSD_BLOCK_SIZE);
+
+	/* First recovery: the chain ends at the lost 6; the epoch goes up. */
+	m->epoch++;
+	m->nr_rec = 5;
+	m->seq = r5.seq;
+	m->head = r5.start;
+	KUNIT_ASSERT_TRUE(test, model_append_len(m, r5.nr_data, -1));
+	KUNIT_ASSERT_EQ(test, m->head, r6.start);
+
+	/* The mover moved all of it home and checkpoints at head. */
+	m->sb_tail_slot = m->head;
+	m->sb_tail_seq = m->seq;
+	m->sb_tail_epoch = m->epoch;
+	for (i = 0; i < 32; i++)
+		map[i] = NONE;
+	replay_model(test, m, run);
+	KUNIT_EXPECT_EQ(test, run->ret, 0);
+	KUNIT_EXPECT_EQ(test, run->rp.records, 0U);
+	KUNIT_EXPECT_EQ(test, run->rp.head, r6.start);
+	KUNIT_EXPECT_EQ(test, run->rp.next_seq, r6.seq);
+	KUNIT_EXPECT_EQ_MSG(test, compare_map(run, map, 32), 0U,
+			    "stale records after the checkpoint were replayed");
+	expect_why(test, run->rp.stop, "epoch out of order", "stale 7 at the checkpoint");
+	ressd_index_exit(&run->idx);
+	model_exit(m);
+}
+
 static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_roundtrip),
 	KUNIT_CASE(ressd_log_test_next_slot),
@@ -1558,6 +1614,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_chain_bounds),
 	KUNIT_CASE(ressd_log_test_stale_future_record),
 	KUNIT_CASE(ressd_log_test_old_lap),
+	KUNIT_CASE(ressd_log_test_stale_at_checkpoint),
 	{}
 };
 

@@ -17,13 +17,22 @@
 # waits and is dropped.  So no write can persist that depends on one that
 # completed after the cut began: a crash at the log's suspend, with the
 # origin's later writes still in its volatile cache.
+#
+# Each cycle runs on one of four geometries (POWERCUT_SEED, printed, picks
+# the order; four cycles cover all of them): a 2 MiB log on its own device;
+# the smallest log the target accepts (72 KiB) with mover_batch 16, so that
+# every record holds one block and every FUA write fills its record; records
+# of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors);
+# and the log at the end of the origin's device, 511 slots (records end at
+# odd places near the end of the log: one-slot records and padding).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 . "$RESSD_TOP/tests/lib/writer.sh"
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B
 SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 NBLK=16384		# the first 64 MiB of the normal area
-CYCLES=${POWERCUT_CYCLES:-3}
+CYCLES=${POWERCUT_CYCLES:-4}
+GSEED=${POWERCUT_SEED:-$RANDOM}
 pass_all() { echo "0 $2 flakey $1 0 1 0"; }			# always up
 drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }	# always down
 wpid=
@@ -39,9 +48,28 @@ writer_build
 dm_create pc_a "$(pass_all $A $SA)"
 dm_create pc_b "$(pass_all $B $SB)"
 FA=/dev/mapper/pc_a FB=/dev/mapper/pc_b
-zero_at $FB 8 0
-T="0 $SA ressd $FA 0 $FB 0 4096 2 high_watermark 50"
 lost_total=0
+echo "geometry seed $GSEED (POWERCUT_SEED)"
+
+# geometry <n>: sets T (the table) and zeroes its log's superblocks.
+geometry() {
+	local shared_log=4088 olen
+	case $1 in
+	0) GEO="separate log, 4096 sectors"
+	   T="0 $SA ressd $FA 0 $FB 0 4096 2 high_watermark 50"
+	   zero_at $FB 8 0 ;;
+	1) GEO="smallest log (144 sectors), mover_batch 16, small_write_max 8"
+	   T="0 $SA ressd $FA 0 $FB 0 144 6 high_watermark 50 mover_batch 16 small_write_max 8"
+	   zero_at $FB 8 0 ;;
+	2) GEO="separate log, 16384 sectors, mover_batch 4160"
+	   T="0 $SA ressd $FA 0 $FB 0 16384 4 high_watermark 50 mover_batch 4160"
+	   zero_at $FB 8 0 ;;
+	3) olen=$(( (SA - shared_log) / 8 * 8 ))
+	   GEO="shared device, log of $shared_log sectors after $olen"
+	   T="0 $olen ressd $FA 0 $FA $olen $shared_log 2 high_watermark 50"
+	   zero_at $FA 8 "$olen" ;;
+	esac
+}
 
 for cycle in $(seq 1 "$CYCLES"); do
 	seed=$((1000 + cycle))
@@ -49,7 +77,8 @@ for cycle in $(seq 1 "$CYCLES"); do
 	W=$TMPDIR/powercut-$cycle.writer
 	run_ms=$((1500 + RANDOM % 3500))	# when to cut
 	after_ms=$((800 + RANDOM % 1200))	# how long to write into the void
-	note "cycle $cycle: seed $seed, cut after $run_ms ms, writes dropped for $after_ms ms"
+	geometry $(( (GSEED + cycle) % 4 ))
+	note "cycle $cycle: $GEO; seed $seed, cut after $run_ms ms, writes dropped for $after_ms ms"
 	rm -f "$J"
 	dm_create pc "$T"
 	show_status pc "at start"

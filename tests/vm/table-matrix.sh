@@ -33,7 +33,7 @@ expect_ctr_error "0 1001 ressd $A 0 $A $LOGOFF $LOGSZ" "Length must be a multipl
 expect_ctr_error "0 $((L - 8)) ressd $A 4 $A $LOGOFF $LOGSZ" "Origin offset must be a multiple of 8 sectors"
 expect_ctr_error "0 $L ressd $A 0 $B 3 $LOGSZ" "Log offset must be a multiple of 8 sectors"
 expect_ctr_error "0 $L ressd $A 0 $A $LOGOFF 12" "Log size must be a multiple of 8 sectors"
-expect_ctr_error "0 $L ressd $A 0 $A $LOGOFF 16" "Log range too small"
+expect_ctr_error "0 $L ressd $A 0 $A $LOGOFF 16" "Log range too small: at least 72 KiB"
 expect_ctr_error "0 $L ressd $A 0 $A $((LOGOFF - 8)) $LOGSZ" "Log range overlaps origin range"
 expect_ctr_error "0 $L ressd $A $LOGSZ $A 0 $((LOGSZ + 8))" "Log range overlaps origin range"
 expect_ctr_error "0 $((DISK_A_SECTORS + 8)) ressd $A 0 $B 0 $LOGSZ" "Origin range exceeds the origin device"

@@ -34,7 +34,7 @@ const char *geo_check(const struct ressd_geo *g, u64 log_dev_sectors)
 	if (g->log_sectors % RESSD_SECTORS_PER_BLOCK)
 		return "Log size must be a multiple of 8 sectors";
 	if (g->log_sectors < (u64)RESSD_MIN_LOG_BLOCKS * RESSD_SECTORS_PER_BLOCK)
-		return "Log range too small";
+		return "Log range too small: at least 72 KiB";
 	if ((g->log_sectors >> 3) - RESSD_SB_BLOCKS > RESSD_MAX_SLOTS)
 		return "Log range too large";
 	if ((g->origin_sectors >> 3) - 1 > RESSD_MAX_BLOCK)
@@ -113,6 +113,7 @@ void sb_decode(const void *blk, struct sb_info *i)
 	i->tail_slot = le32_get(sb->tail_slot);
 	i->tail_seq = le64_get(sb->tail_seq);
 	i->epoch = le64_get(sb->epoch);
+	i->tail_epoch = le64_get(sb->tail_epoch);
 }
 
 const char *sb_check(const void *blk, u64 location, const struct ressd_geo *g,
@@ -163,6 +164,11 @@ const char *sb_check(const void *blk, u64 location, const struct ressd_geo *g,
 	}
 	if (i.epoch > RESSD_MAX_EPOCH) {
 		snprintf(detail, n, "epoch %" PRIu64 " above %llu", i.epoch, RESSD_MAX_EPOCH);
+		return "Superblock checkpoint out of range";
+	}
+	if (i.tail_epoch > i.epoch) {
+		snprintf(detail, n, "checkpoint epoch %" PRIu64 " above the epoch %" PRIu64,
+			 i.tail_epoch, i.epoch);
 		return "Superblock checkpoint out of range";
 	}
 	if (g) {
@@ -532,7 +538,7 @@ int replay_run(struct replay *rp)
 {
 	const struct log_geo *lg = rp->lg;
 	u32 slot = rp->tail_slot, walked = 0, nr_rec = 0, i, cap = 0;
-	u64 seq = rp->tail_seq, epoch = 0;
+	u64 seq = rp->tail_seq, epoch = rp->tail_epoch;
 	u8 *hdr, *data;
 	struct rec r;
 	int ret;
@@ -612,7 +618,7 @@ int replay_run(struct replay *rp)
 	/* Pass 2: apply the records from the newest checkpoint on. */
 	slot = rp->tail_slot;
 	seq = rp->tail_seq;
-	epoch = 0;
+	epoch = rp->tail_epoch;
 	for (i = 0; i < nr_rec; i++) {
 		ret = replay_header(rp, hdr, slot, seq, epoch, &r);
 		if (ret < 0)

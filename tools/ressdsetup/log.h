@@ -50,7 +50,7 @@ int logdev_read(struct logdev *l, u64 b, void *buf);
 
 /* A decoded superblock (valid or not: whatever the fields say). */
 struct sb_info {
-	u64 nonce, generation, location, tail_seq, epoch;
+	u64 nonce, generation, location, tail_seq, epoch, tail_epoch;
 	u32 version, nr_slots, tail_slot, block_size;
 	u32 compat, ro_compat, incompat;
 	struct ressd_geo geo;
@@ -130,6 +130,7 @@ struct replay {
 	const struct log_geo *lg;
 	u32 tail_slot;		/* the superblock's checkpoint */
 	u64 tail_seq;
+	u64 tail_epoch;		/* the superblock's checkpoint epoch (0: none) */
 	u64 epoch;		/* the superblock's epoch */
 	/* out: as struct ressd_replay */
 	u32 head;

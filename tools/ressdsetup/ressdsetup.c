@@ -1292,6 +1292,7 @@ static int do_replay(struct ctx *c)
 	c->rp.tail_slot = s->tail_slot;
 	c->rp.tail_seq = s->tail_seq;
 	c->rp.epoch = s->epoch;
+	c->rp.tail_epoch = s->tail_epoch;
 	c->replay_ret = replay_run(&c->rp);
 	c->replayed = true;
 	if (c->replay_ret == -ENOMEM) {
