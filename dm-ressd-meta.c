@@ -1166,6 +1166,13 @@ static void ressd_record_done(struct ressd_record *r)
 			rc->log_dirty = false;
 		else if (!(r->flags & REQ_FUA))
 			rc->log_dirty = true;
+		rc->inval_written_gen = max(rc->inval_written_gen, r->inval_gen);
+		/*
+		 * A FUA record is durable, and so is everything before it: it
+		 * carried PREFLUSH unless nothing written before was volatile.
+		 */
+		if (r->flags & REQ_FUA)
+			rc->inval_durable_gen = rc->inval_written_gen;
 	}
 	bios = r->bios;
 	waiters = r->waiters;
@@ -1191,20 +1198,30 @@ static bool ressd_log_bio_done(struct bio *bio, struct ressd_record **rp)
 	return atomic_dec_and_test(&r->remaining);
 }
 
+/*
+ * Once the completion of a log write has completed the bios waiting on it,
+ * a suspend may finish and the destructor run while the completion still
+ * touches the target: it runs under rcu_read_lock(), and the destructor
+ * waits with synchronize_rcu().
+ */
 static void ressd_chunk_endio(struct bio *bio)
 {
 	struct ressd_record *r;
 
+	rcu_read_lock();
 	if (ressd_log_bio_done(bio, &r))
 		ressd_chunk_done(r);
+	rcu_read_unlock();
 }
 
 static void ressd_record_endio(struct bio *bio)
 {
 	struct ressd_record *r;
 
+	rcu_read_lock();
 	if (ressd_log_bio_done(bio, &r))
 		ressd_record_done(r);
+	rcu_read_unlock();
 }
 
 /*
@@ -1244,13 +1261,22 @@ static u32 ressd_bios_csum(struct ressd_c *rc, struct ressd_record *r,
 	return i;
 }
 
-/* One sequential log write being built: the bios are cut at the vector limit. */
+/*
+ * One sequential log write being built: the bios are cut at the vector
+ * limit.  Each bio carries the record's FUA, and its PREFLUSH goes on the
+ * last one, which holds the trailer: the block layer orders a bio only
+ * behind its own preflush, so a trailer (with its invalidations) in a bio
+ * without one could reach the medium before the home writes and the earlier
+ * chunks that the flush must cover (I2).  An earlier bio of the record that
+ * is not durable at a crash only makes entries of an unacknowledged record
+ * torn.
+ */
 struct ressd_log_write {
 	struct ressd_c *rc;
 	struct ressd_record *r;
 	struct bio *bio;
 	sector_t sector;
-	blk_opf_t opf;		/* REQ_PREFLUSH only on the first bio */
+	blk_opf_t opf;
 	bio_end_io_t *end_io;
 };
 
@@ -1263,8 +1289,8 @@ static void ressd_lw_add(struct ressd_log_write *w, struct page *page,
 		goto added;
 	if (w->bio) {
 		atomic_inc(&w->r->remaining);
+		w->bio->bi_opf &= ~REQ_PREFLUSH;	/* not the last bio */
 		submit_bio_noacct(w->bio);
-		w->opf &= ~REQ_PREFLUSH;
 	}
 	w->bio = bio_alloc_bioset(rc->log->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO, &rc->bs);
 	w->bio->bi_iter.bi_sector = w->sector;
@@ -1441,8 +1467,10 @@ static void ressd_worker_flush(struct ressd_c *rc)
 	err = blkdev_issue_flush(rc->log->bdev);
 	spin_lock_irq(&rc->lock);
 	/* Nothing was written meanwhile: only the worker writes the log. */
-	if (!err)
+	if (!err) {
 		rc->log_dirty = false;
+		rc->inval_durable_gen = rc->inval_written_gen;
+	}
 	spin_unlock_irq(&rc->lock);
 	if (err)
 		ressd_log_broken(rc, RESSD_MODE_FAIL, "log flush failed");
@@ -1452,12 +1480,27 @@ static void ressd_worker_flush(struct ressd_c *rc)
 /* Held home writes whose invalidation found no room: try again. */
 static void ressd_worker_inval_retry(struct ressd_c *rc)
 {
-	struct bio_list done;
+	struct bio_list done, failed;
 	struct bio *bio;
 	bool wake;
 
 	bio_list_init(&done);
+	bio_list_init(&failed);
 	spin_lock_irq(&rc->lock);
+	if (rc->mode != RESSD_MODE_RW) {
+		/*
+		 * Only the mover can make room, and it runs only in rw: these
+		 * writes are complete at home, but their invalidation will
+		 * never be recorded, so the logged copy stays the one a read
+		 * returns, and they fail.
+		 */
+		while ((bio = bio_list_pop(&rc->inval_retry))) {
+			struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
+
+			list_del_init(&io->busy);
+			bio_list_add(&failed, bio);
+		}
+	}
 	while ((bio = bio_list_peek(&rc->inval_retry))) {
 		struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
 
@@ -1476,6 +1519,7 @@ static void ressd_worker_inval_retry(struct ressd_c *rc)
 	if (wake)
 		wake_up(&rc->mover_wait);
 	ressd_complete_list(&done, BLK_STS_OK);
+	ressd_complete_list(&failed, BLK_STS_IOERR);
 }
 
 /*
@@ -1672,6 +1716,10 @@ int ressd_log_recover(struct ressd_c *rc)
 
 	if (!hdr || !data || !ra)
 		goto out;
+	/* A resume retried after a failed recovery: replay into an empty index. */
+	spin_lock_irq(&rc->index.lock);
+	__ressd_index_remove_range(&rc->index, 0, rc->lg.origin_blocks);
+	spin_unlock_irq(&rc->index.lock);
 	/* The superblock may have moved on since the constructor read it. */
 	r = ressd_meta_load(rc, false, &err);
 	if (r)

@@ -545,9 +545,10 @@ int ressd_mover_drain(struct ressd_c *rc)
 	int r;
 
 	spin_lock_irq(&rc->lock);
-	if (rc->mover_paused) {
+	if (rc->mover_paused || rc->suspending) {
 		spin_unlock_irq(&rc->lock);
-		DMWARN("drain: the mover is paused");
+		DMWARN("drain: the mover is %s",
+		       rc->mover_paused ? "paused" : "stopped (suspending)");
 		return -EBUSY;
 	}
 	rc->draining = true;
@@ -558,9 +559,16 @@ int ressd_mover_drain(struct ressd_c *rc)
 	if (!r)
 		r = wait_event_interruptible(rc->wait, !READ_ONCE(rc->used) ||
 					     READ_ONCE(rc->mode) != RESSD_MODE_RW ||
-					     READ_ONCE(rc->mover_paused));
+					     READ_ONCE(rc->mover_paused) ||
+					     READ_ONCE(rc->suspending));
 	spin_lock_irq(&rc->lock);
 	rc->draining = false;
+	/*
+	 * A suspend stops the mover and then waits for this message to
+	 * return (it runs in the table's SRCU read section): give up.
+	 */
+	if (!r && rc->used && rc->suspending)
+		DMWARN("drain: interrupted by a suspend, %u slots still used", rc->used);
 	if (!r && rc->used)
 		r = rc->mode != RESSD_MODE_RW ? -EIO : -EBUSY;
 	spin_unlock_irq(&rc->lock);

@@ -37,6 +37,7 @@
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
+#include <linux/kref.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -259,6 +260,8 @@ void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why)
 		      mode == RESSD_MODE_RO ? "read-only" : "fail", why);
 		queue_work(system_wq, &rc->event_work);
 		wake_up_all(&rc->wait);
+		/* Writes held for room in the log fail now (ressd_worker()). */
+		queue_work(rc->wq, &rc->worker);
 	}
 }
 
@@ -329,17 +332,98 @@ static void ressd_defer(struct ressd_c *rc, struct bio *bio)
 	atomic64_inc(&rc->deferred_bios);
 }
 
+/*
+ * The end of a burst: map() queues a callback on the submitter's plug
+ * (blk_check_plugged(), as md's raid1 does), which runs when that task
+ * flushes its plug.  That task may be preempted between map() and its
+ * unplug while the table is removed, so the callback holds a reference on
+ * a small handle, not on the target: the destructor clears the handle's
+ * pointer under its lock, and the last reference frees it.
+ */
+struct ressd_plug {
+	spinlock_t lock;		/* protects rc */
+	struct ressd_c *rc;		/* NULL once the target is gone */
+	/* the target's, and one per queued callback (which also holds the module) */
+	struct kref ref;
+};
+
+struct ressd_plug_cb {
+	struct blk_plug_cb cb;		/* cb.data: the struct ressd_plug */
+	bool counted;			/* holds a reference (zeroed at allocation) */
+};
+
+static void ressd_plug_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct ressd_plug, ref));
+}
+
 /* The submitter's plug was flushed: the burst has ended, seal the record. */
 static void ressd_unplug(struct blk_plug_cb *cb, bool from_schedule)
 {
-	struct ressd_c *rc = cb->data;
+	struct ressd_plug_cb *pcb = container_of(cb, struct ressd_plug_cb, cb);
+	struct ressd_plug *p = cb->data;
+	bool counted = pcb->counted;
 	unsigned long flags;
 
-	spin_lock_irqsave(&rc->lock, flags);
-	__ressd_log_seal_soon(rc);
-	spin_unlock_irqrestore(&rc->lock, flags);
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->rc) {
+		spin_lock(&p->rc->lock);
+		__ressd_log_seal_soon(p->rc);
+		spin_unlock(&p->rc->lock);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
 	kfree(cb);
+	if (counted) {
+		kref_put(&p->ref, ressd_plug_free);
+		/* Last: the callback's code may go once the module is put. */
+		module_put(THIS_MODULE);
+	}
 }
+
+int ressd_plug_init(struct ressd_c *rc)
+{
+	rc->plug = kzalloc(sizeof(*rc->plug), GFP_KERNEL);
+	if (!rc->plug)
+		return -ENOMEM;
+	spin_lock_init(&rc->plug->lock);
+	kref_init(&rc->plug->ref);
+	rc->plug->rc = rc;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plug_init);
+
+bool ressd_plug_burst(struct ressd_c *rc)
+{
+	struct blk_plug_cb *cb = blk_check_plugged(ressd_unplug, rc->plug,
+						   sizeof(struct ressd_plug_cb));
+	struct ressd_plug_cb *pcb;
+
+	if (!cb)
+		return false;
+	/* A callback is queued once a plug; the first one takes a reference. */
+	pcb = container_of(cb, struct ressd_plug_cb, cb);
+	if (!pcb->counted) {
+		kref_get(&rc->plug->ref);
+		__module_get(THIS_MODULE);	/* the callback is our code */
+		pcb->counted = true;
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
+
+void ressd_plug_release(struct ressd_c *rc)
+{
+	struct ressd_plug *p = rc->plug;
+
+	if (!p)
+		return;
+	spin_lock_irq(&p->lock);
+	p->rc = NULL;
+	spin_unlock_irq(&p->lock);
+	kref_put(&p->ref, ressd_plug_free);
+	rc->plug = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plug_release);
 
 static void ressd_remap_home(struct ressd_c *rc, struct bio *bio)
 {
@@ -380,8 +464,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 			spin_unlock_irqrestore(&rc->lock, flags);
 			atomic64_inc(&rc->redirected_writes);
 			/* Seal at the end of the burst, or now without a plug. */
-			if (!sealed &&
-			    !blk_check_plugged(ressd_unplug, rc, sizeof(struct blk_plug_cb))) {
+			if (!sealed && !ressd_plug_burst(rc)) {
 				spin_lock_irqsave(&rc->lock, flags);
 				__ressd_log_seal_soon(rc);
 				spin_unlock_irqrestore(&rc->lock, flags);
@@ -531,7 +614,12 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 	case RESSD_IO_LOG_READ:
 		if (atomic_dec_and_test(&rc->log_readers[io->epoch]))
 			wake_up_all(&rc->wait);
-		if (*error)
+		/*
+		 * A read-ahead may fail without the device failing (a suspended
+		 * dm device below fails it at once), as may a REQ_NOWAIT read
+		 * (BLK_STS_AGAIN): only that bio fails.
+		 */
+		if (*error && *error != BLK_STS_AGAIN && !(bio->bi_opf & REQ_RAHEAD))
 			ressd_set_mode(rc, RESSD_MODE_FAIL, "log read error");
 		break;
 	case RESSD_IO_INVAL:
@@ -561,6 +649,24 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		break;
+	case RESSD_IO_HOME:
+		/*
+		 * A FUA write home, over blocks whose logged copies an earlier
+		 * home write invalidated: that invalidation may still wait in
+		 * an unwritten record, and replay would map the blocks back to
+		 * the older logged copies (I1).  Complete it once the
+		 * invalidations recorded so far are durable in the log.
+		 */
+		if (*error || bio_op(bio) != REQ_OP_WRITE || !(bio->bi_opf & REQ_FUA))
+			break;
+		/* Lockless first look (rechecked under the lock): usually all durable. */
+		if (READ_ONCE(rc->inval_gen) <= READ_ONCE(rc->inval_durable_gen))
+			break;
+		spin_lock_irqsave(&rc->lock, flags);
+		if (rc->inval_gen > rc->inval_durable_gen)
+			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
+		spin_unlock_irqrestore(&rc->lock, flags);
+		break;
 	default:
 		break;
 	}
@@ -581,18 +687,37 @@ static void ressd_presuspend(struct dm_target *ti)
 	struct ressd_c *rc = ti->private;
 
 	spin_lock_irq(&rc->lock);
-	rc->suspending = true;
+	WRITE_ONCE(rc->suspending, true);
 	__ressd_log_seal(rc, 0);
 	spin_unlock_irq(&rc->lock);
 	wake_up_all(&rc->mover_wait);
+	/* A "drain" waiting for the mover gives up (the mover stops now). */
+	wake_up_all(&rc->wait);
 }
 
+/* The suspend was interrupted (a signal): back to normal operation. */
+static void ressd_presuspend_undo(struct dm_target *ti)
+{
+	struct ressd_c *rc = ti->private;
+
+	spin_lock_irq(&rc->lock);
+	WRITE_ONCE(rc->suspending, false);
+	spin_unlock_irq(&rc->lock);
+	wake_up_all(&rc->mover_wait);
+	queue_work(rc->wq, &rc->worker);
+}
+
+/*
+ * Every record sealed so far is written (or failed) before this returns,
+ * whatever the mode: the destructor frees what their completions touch, and
+ * the next table's recovery reads what they wrote.
+ */
 static void ressd_postsuspend(struct dm_target *ti)
 {
 	struct ressd_c *rc = ti->private;
 
 	ressd_mover_stop(rc);
-	if (rc->recovered && READ_ONCE(rc->mode) == RESSD_MODE_RW)
+	if (rc->recovered)
 		ressd_log_sync(rc);
 	flush_workqueue(rc->wq);
 }
@@ -616,7 +741,7 @@ static void ressd_resume(struct dm_target *ti)
 	struct ressd_c *rc = ti->private;
 
 	spin_lock_irq(&rc->lock);
-	rc->suspending = false;
+	WRITE_ONCE(rc->suspending, false);
 	spin_unlock_irq(&rc->lock);
 	if (ressd_mover_start(rc))
 		ressd_set_mode(rc, RESSD_MODE_RO, "cannot start the mover");
@@ -848,10 +973,18 @@ static void ressd_dtr(struct dm_target *ti)
 	struct ressd_c *rc = ti->private;
 
 	ressd_unclaim(rc);
+	ressd_plug_release(rc);
 	ressd_mover_stop(rc);
 	hrtimer_cancel(&rc->seal_timer);
+	/*
+	 * Log write completions that are still returning (they queue the
+	 * worker after completing the bios a suspend waited for), then the
+	 * worker (which may raise a table event), then the event.
+	 */
+	synchronize_rcu();
 	if (rc->wq)
 		destroy_workqueue(rc->wq);
+	cancel_work_sync(&rc->event_work);
 	bioset_exit(&rc->bs);
 	ressd_log_exit(rc);
 	ressd_index_exit(&rc->index);
@@ -953,6 +1086,11 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Log range in use by another ressd target";
 		goto bad;
 	}
+	r = ressd_plug_init(rc);
+	if (r) {
+		ti->error = "Cannot allocate context";
+		goto bad;
+	}
 
 	r = ressd_index_init(&rc->index, ressd_nr_slots(g->log_sectors));
 	if (r) {
@@ -986,6 +1124,12 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->per_io_data_size = sizeof(struct ressd_io);
+	/*
+	 * The trailer's checksums are taken from the callers' pages: they must
+	 * not change while they are written (an mmap'd page under writeback),
+	 * or replay would drop a block it was told is durable as torn.
+	 */
+	ti->needs_stable_writes = true;
 	ti->num_flush_bios = 1;
 	/*
 	 * Small writes are acknowledged once their data is in the log and
@@ -1013,6 +1157,7 @@ static struct target_type ressd_target = {
 	.map = ressd_map,
 	.end_io = ressd_end_io,
 	.presuspend = ressd_presuspend,
+	.presuspend_undo = ressd_presuspend_undo,
 	.postsuspend = ressd_postsuspend,
 	.preresume = ressd_preresume,
 	.resume = ressd_resume,

@@ -23,6 +23,8 @@
 #include "compat.h"
 #include "dm-ressd-format.h"
 
+struct ressd_c;
+
 /* Largest origin block the index can hold (see struct ressd_slot). */
 #define RESSD_INDEX_MAX_BLOCK	RESSD_MAX_BLOCK
 
@@ -90,6 +92,16 @@ void ressd_default_tunables(struct ressd_tunables *t);
 const char *ressd_check_geometry(const struct ressd_geometry *g);
 /* Parse a sector count or offset; 0 or -EINVAL. */
 int ressd_parse_sector(const char *s, sector_t *out);
+/*
+ * A small write went into the open record: have the end of the caller's
+ * burst (its plug flushed) write it.  False when the caller has no plug.
+ * Called without rc->lock; never sleeps.
+ */
+bool ressd_plug_burst(struct ressd_c *rc);
+/* The constructor: allocate the handle those callbacks hold (may sleep). */
+int ressd_plug_init(struct ressd_c *rc);
+/* The destructor: callbacks still queued on plugs no longer touch @rc. */
+void ressd_plug_release(struct ressd_c *rc);
 
 /* ---- functions in dm-ressd-rbtree.c: the remap index ---- */
 
@@ -229,7 +241,7 @@ struct ressd_record {
 
 /* What a bio is to the target; kept in its per-bio data. */
 enum ressd_io_kind {
-	RESSD_IO_HOME = 0,	/* sent home, nothing to do on completion */
+	RESSD_IO_HOME = 0,	/* sent home; a FUA write may wait for the log */
 	RESSD_IO_LOG_READ,	/* read from the log: holds a read-epoch reference */
 	RESSD_IO_INVAL,		/* home write or discard over logged blocks */
 	RESSD_IO_FLUSH,		/* empty flush sent to the origin */
@@ -310,6 +322,8 @@ struct ressd_c {
 					/*   acknowledged (latched) */
 	u64 inval_gen;			/* invalidations recorded so far */
 	u64 origin_flushed_gen;		/* home writes of those up to here are durable */
+	u64 inval_written_gen;		/* newest in a record written to the log */
+	u64 inval_durable_gen;		/* those up to here are durable in the log */
 	bool write_pending;		/* write the open record's data when idle */
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
@@ -322,6 +336,7 @@ struct ressd_c {
 	struct list_head busy;		/* INVAL writes in flight (struct ressd_io) */
 	u64 busy_lo, busy_hi;		/* mover batch in flight: blocks [lo, hi) */
 	struct ressd_classifier cls;	/* recent write streams */
+	struct ressd_plug *plug;	/* end-of-burst callbacks' handle (dm-ressd.c) */
 	u8 read_epoch;			/* log reads take a reference on it */
 	atomic_t log_readers[2];	/* log reads in flight, per epoch */
 	bool suspending;		/* between presuspend and resume */

@@ -78,7 +78,7 @@ truncate -s "${RESSD_DISK_A_SIZE:-1G}" "$out/disk-a.img"
 truncate -s "${RESSD_DISK_B_SIZE:-512M}" "$out/disk-b.img"
 
 # 3. Boot.  Test settings (CRASH_*, RESSD_TEST_TIMEOUT) are passed into the guest.
-genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|CORRUPT_[A-Z0-9_]+|TABLE_FUZZ_[A-Z0-9_]+|VMKILL_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
+genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|CORRUPT_[A-Z0-9_]+|TABLE_FUZZ_[A-Z0-9_]+|VMKILL_[A-Z0-9_]+|POWERCUT_[A-Z0-9_]+|STABLE_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
 exec 9>"$RESSD_VM_LOCK"
 flock 9
 ressd_log "booting the $kind guest (${#tests[@]} tests)"
@@ -101,8 +101,10 @@ else
 exec env $genv bash $RESSD_TOP/tests/lib/guest-run.sh $kind $res $bdir ${tests[*]}
 EOI
 	chmod +x "$out/init.sh"
+	# panic_on_warn: a WARN (or a KASAN report) stops the guest at once,
+	# so no test goes on past one (RESSD_PANIC_ON_WARN=0 to look further).
 	timeout -k 30 "$limit" "$kdir/linux" mem=1G log_buf_len=16M ubd0="$out/disk-a.img" ubd1="$out/disk-b.img" \
-		root=/dev/root rootfstype=hostfs rootflags=/ rw init="$out/init.sh" \
+		panic_on_warn="${RESSD_PANIC_ON_WARN:-1}" root=/dev/root rootfstype=hostfs rootflags=/ rw init="$out/init.sh" \
 		con=null con0=fd:0,fd:1 </dev/null >"$out/console.log" 2>&1
 fi
 grc=$?

@@ -29,6 +29,17 @@
 # recover again, verify, and require the same contents as the first
 # recovery (I6).
 #
+# Geometries: each run takes CRASH_GEOMETRIES (default 2) of four, chosen
+# by the seed and printed, and splits the states between them, each with
+# its own workload: a 4 MiB log with the default tunables; the smallest log
+# the target accepts (144 sectors) with mover_batch 16 (one block a record:
+# every FUA write fills its record); a 4104-sector log with mover_batch
+# 4160 (records of more than one bio, ends of the log at odd places); a
+# 4 MiB log with mover_batch 16.  Every workload mixes in "fua" writes
+# (FUA with no flush after them, as from a journal commit) beside O_DSYNC
+# writes, which the kernel always follows with a flush; CRASH_GEO picks one
+# geometry by number.
+#
 # Sizes: CRASH_STATES states (default 120), CRASH_OPS writer operations per
 # workload unit (default 600; 7.5 units in all); CRASH_SEED.  A recovery
 # that fails, a verify violation or an I6 mismatch is a violation; the test
@@ -43,8 +54,10 @@ I6_EVERY=${CRASH_I6_EVERY:-4}
 A=$RESSD_DISK_A B=$RESSD_DISK_B
 MIB=2048				# sectors
 NORMAL=$((64 * MIB))			# dm-ressd normal area
-LOGS=$((4 * MIB))			# dm-ressd log: wraps several times
-SRC=$((NORMAL + LOGS))
+LOGS_MAX=$((4 * MIB + 8))		# the largest log of the geometries
+SRC=$((NORMAL + LOGS_MAX))
+NGEO=${CRASH_GEOMETRIES:-2}
+[ -n "${CRASH_GEO:-}" ] && NGEO=1
 NBLK=8192				# writer blocks (32 MiB)
 L1=$((320 * MIB)) L2=$((64 * MIB)) COW=$((64 * MIB))
 [ $((2 * SRC)) -le "$DISK_A_SECTORS" ] || fail "disk A too small"
@@ -58,10 +71,24 @@ REPLAY=$TMPDIR/ressd-replay
 cc -O2 -Wall -Wextra -o "$REPLAY" "$RESSD_TOP/tests/crash/ressd-replay.c" ||
 	fail "could not build ressd-replay.c"
 
+# geometry <n>: LOGS (the log, after the normal area), GEO_OPTS (tunables
+# every table of it gets) and GEO (its name).
+geometry() {
+	case $1 in
+	0) LOGS=$((4 * MIB)) GEO_OPTS=() GEO="4 MiB log, default tunables" ;;
+	1) LOGS=144 GEO_OPTS=(mover_batch 16 small_write_max 8)
+	   GEO="smallest log (144 sectors), mover_batch 16" ;;
+	2) LOGS=4104 GEO_OPTS=(mover_batch 4160)
+	   GEO="4104-sector log, mover_batch 4160" ;;
+	3) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 16 small_write_max 8)
+	   GEO="4 MiB log, mover_batch 16" ;;
+	esac
+}
 # ressd_table <dev> [opt args...]: the single-device layout on <dev>.
 ressd_table() {
 	local dev=$1
 	shift
+	set -- "$@" "${GEO_OPTS[@]}"
 	echo "0 $NORMAL ressd $dev 0 $dev $NORMAL $LOGS $# $*"
 }
 # quiet_create <name> <table>: returns non-zero instead of failing the test.
@@ -79,6 +106,11 @@ dm_create cr_l2 "0 $L2 linear $B $L1"
 dm_create cr_cow1 "0 $COW linear $B $((L1 + L2))"
 dm_create cr_cow2 "0 $COW linear $B $((L1 + L2 + COW))"
 
+# ---- one geometry: its workload and its share of the states ----
+declare -A nstate nviol
+kinds="flush fua mark cut subset torn"
+for k in $kinds i6; do nstate[$k]=0 nviol[$k]=0; done
+run_geometry() {
 # The disk as logging begins: the target's log formats afresh (first 8 KiB
 # zero) and the writer's blocks are zero (so that even a state before its
 # zero-fill is checkable); whatever else the disk held stays, and the base is
@@ -118,8 +150,8 @@ run_phase() {
 	[ $rc -eq 0 ] || fail "writer exit $rc in workload $phase"
 	show_status cr_ressd "after workload $phase"
 }
-DEFAULT=w4=30,w8=12,seq=8,dsync=6,discard=4,read=10,fsync=3
-SMALL=w4=50,w8=20,dsync=8,read=5,fsync=3
+DEFAULT=w4=30,w8=12,seq=8,dsync=6,fua=6,discard=4,read=10,fsync=3
+SMALL=w4=50,w8=20,dsync=8,fua=8,read=5,fsync=3
 dmsetup message cr_ressd 0 set high_watermark 5 || fail "set high_watermark"
 run_phase "the mover running (high_watermark 5)" "$OPS" "$DEFAULT"
 dmsetup message cr_ressd 0 set high_watermark 50 || fail "set high_watermark"
@@ -131,7 +163,7 @@ run_phase "mover paused: the log fills, writes pass through" $((2 * OPS)) "$SMAL
 full1=$(status_field cr_ressd 11)
 dmsetup message cr_ressd 0 mover resume || fail "mover resume"
 run_phase "discards and large writes over logged blocks" $((OPS / 2)) \
-	w4=30,w8=10,seq=30,discard=15,dsync=5,fsync=5,read=5
+	w4=30,w8=10,seq=30,discard=15,dsync=5,fua=5,fsync=5,read=5
 alive() {	# <pid>: running, not a zombie waiting for its parent
 	local s
 	s=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) && [ "$s" != Z ]
@@ -165,16 +197,13 @@ echo "redirected writes: $redir, moved blocks: $moved2 (log of $((LOGS / 8)) blo
 	"full writes: $full1, log at the end $used"
 
 "$REPLAY" info --log $M/cr_l1 || fail "the log-writes log cannot be read"
-"$REPLAY" plan --log $M/cr_l1 --states "$STATES" --seed "$SEED" \
+"$REPLAY" plan --log $M/cr_l1 --states "$GSTATES" --seed "$((SEED + gi))" \
 	--i6-every "$I6_EVERY" >"$TMPDIR/plan" || fail "ressd-replay plan"
-kinds="flush fua mark cut subset torn"
 for k in $kinds; do
 	grep -q " $k " "$TMPDIR/plan" || fail "the plan has no $k state"
 done
 
 # ---- the states ----
-declare -A nstate nviol
-for k in $kinds i6; do nstate[$k]=0 nviol[$k]=0; done
 violation() {	# <kind> <message>
 	nviol[$1]=$((${nviol[$1]} + 1))
 	nbad=$((nbad + 1))
@@ -198,7 +227,6 @@ state_on() {
 
 # keep_evidence: the first violating state's disk before recovery, the
 # journal, the plan and the verify output, in the results directory.
-kept=0
 keep_evidence() {
 	local ev=$RESSD_RES/crash-evidence
 	kept=1
@@ -211,7 +239,7 @@ keep_evidence() {
 	echo "evidence of state $id kept in $ev"
 }
 
-cur=0 t0=$(date +%s)
+cur=0
 while read -r -u 3 id kind p cut i6 extras; do
 	nbad=0
 	if [ "$p" -gt "$cur" ]; then
@@ -267,6 +295,26 @@ while read -r -u 3 id kind p cut i6 extras; do
 	dm_remove cr_s2
 	[ $nbad -gt 0 ] && [ $kept = 0 ] && keep_evidence
 done 3<"$TMPDIR/plan"
+}
+
+note "geometry seed $SEED: $NGEO of 4 geometries, $STATES states in all"
+t0=$(date +%s) kept=0 per_geo=()
+for ((gi = 0; gi < NGEO; gi++)); do
+	g=$(( (SEED + gi) % 4 ))
+	[ -n "${CRASH_GEO:-}" ] && g=$CRASH_GEO
+	geometry $g
+	GSTATES=$(( STATES / NGEO + (gi < STATES % NGEO) ))
+	note "geometry $g: $GEO ($GSTATES states)"
+	sb=0 vb=0
+	for k in $kinds i6; do sb=$((sb + ${nstate[$k]})) vb=$((vb + ${nviol[$k]})); done
+	ib=${nstate[i6]}
+	run_geometry
+	sa=0 va=0
+	for k in $kinds i6; do sa=$((sa + ${nstate[$k]})) va=$((va + ${nviol[$k]})); done
+	n6=$((${nstate[i6]} - ib))
+	per_geo+=("geometry $g ($GEO): $((sa - sb - n6)) states (+$n6 crashed during recovery), $((va - vb)) violations")
+done
+printf '%s\n' "${per_geo[@]}"
 secs=$(( $(date +%s) - t0 ))
 
 total=0 bad=0

@@ -20,6 +20,7 @@
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -502,7 +503,55 @@ static void ressd_alloc_test_fua_fill(struct kunit *test)
 	t_teardown(t);
 }
 
+/*
+ * The end-of-burst callback that map() queues on the submitter's plug can
+ * run after the target is gone: the plug belongs to another task, which may
+ * be preempted between map() and its unplug while the table is removed.
+ * The callback must then not touch the freed target (KASAN reports it).
+ */
+static void ressd_alloc_test_plug_after_dtr(struct kunit *test)
+{
+	struct ressd_c *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	struct blk_plug plug;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	spin_lock_init(&rc->lock);
+	INIT_LIST_HEAD(&rc->sealed);
+	KUNIT_ASSERT_EQ(test, ressd_plug_init(rc), 0);
+	blk_start_plug(&plug);
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));	/* one callback a plug */
+	/* What the destructor does, while the plug is still held. */
+	ressd_plug_release(rc);
+	kfree(rc);
+	blk_finish_plug(&plug);
+	/* Without a plug there is no burst to wait for. */
+	rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_EXPECT_FALSE(test, ressd_plug_burst(rc));
+}
+
+/* While the target lives, the end of the burst writes the pending data. */
+static void ressd_alloc_test_plug_seals(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 64, 1024);
+	struct ressd_c *rc = t->rc;
+	struct blk_plug plug;
+
+	KUNIT_ASSERT_EQ(test, ressd_plug_init(rc), 0);
+	blk_start_plug(&plug);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));
+	KUNIT_EXPECT_FALSE(test, rc->write_pending);	/* the burst goes on */
+	blk_finish_plug(&plug);
+	KUNIT_EXPECT_TRUE(test, rc->write_pending);	/* ended: write it */
+	ressd_plug_release(rc);
+	t_teardown(t);
+}
+
 static struct kunit_case ressd_alloc_test_cases[] = {
+	KUNIT_CASE(ressd_alloc_test_plug_after_dtr),
+	KUNIT_CASE(ressd_alloc_test_plug_seals),
 	KUNIT_CASE(ressd_alloc_test_fua_fill),
 	KUNIT_CASE(ressd_alloc_test_inval_dead),
 	KUNIT_CASE(ressd_alloc_test_directed),

@@ -21,6 +21,7 @@ FIELDS = {  # name: (offset, struct format)
     'small_write_max': (92, '<I'), 'mover_batch': (96, '<I'),
     'high_watermark': (100, '<I'), 'low_watermark': (104, '<I'),
     'tail_slot': (108, '<I'), 'tail_seq': (112, '<Q'), 'epoch': (120, '<Q'),
+    'tail_epoch': (128, '<Q'),
 }
 
 _TABLE = []

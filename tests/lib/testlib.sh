@@ -109,3 +109,47 @@ kmsg_take() {
 		fail "kernel log after $1: ${BASH_REMATCH[0]}"
 	fi
 }
+
+# dm_switch <name> <table>: replace the table of a live device (suspend,
+# load, resume), failing the test on any error.
+dm_switch() {
+	dmsetup suspend "$1" && dmsetup reload "$1" --table "$2" && dmsetup resume "$1" ||
+		fail "could not switch $1 to: $2"
+}
+
+# wait_pid <pid> <seconds>: true once the process has exited, false if it
+# still runs after <seconds> (it is left running: a process stuck in the
+# kernel cannot be killed anyway).
+wait_pid() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# stuck <what>: fail with the blocked tasks in the log.
+stuck() {
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	dmesg | tail -n 60
+	fail "$*"
+}
+
+# delay_log <name> <dev>: /dev/mapper/<name>, a dm-delay device over all of
+# <dev> (no delay yet), with /dev/mapper/<name>_err (dm-error) beside it,
+# its superblocks zeroed: a log device whose reads can be made to fail
+# (delay_log_reads_fail) while its writes still work.
+delay_log() {
+	local sz
+	sz=$(dev_sectors "$2")
+	dm_create "$1_err" "0 $sz error"
+	dm_create "$1" "0 $sz delay $2 0 0 $2 0 0"
+	zero_at "/dev/mapper/$1" 8 0
+}
+# delay_log_reads_fail <name> <dev> <write delay ms>
+delay_log_reads_fail() {
+	local sz
+	sz=$(dev_sectors "$2")
+	dm_switch "$1" "0 $sz delay /dev/mapper/$1_err 0 0 $2 0 $3"
+}

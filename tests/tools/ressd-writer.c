@@ -31,7 +31,11 @@
  *
  * Durability.  A write is durable at cut time T when its DONE precedes (in
  * the journal) a FLUSH whose FLUSH_DONE is stamped before T, or when it was
- * an O_DSYNC write (REQ_FUA) whose DONE is stamped before T.  Stamps are
+ * an O_DSYNC write (REQ_FUA) whose DONE is stamped before T.  An "fua" op
+ * is such a write issued asynchronously (io_submit with RWF_DSYNC): the
+ * kernel follows a synchronous O_DSYNC write to a block device with a
+ * flush, but not an asynchronous one, so "fua" writes are REQ_FUA with no
+ * flush after them, as a file system's journal commit.  Stamps are
  * taken after the syscall returned, so "stamped before T" implies
  * "completed before T".
  *
@@ -80,6 +84,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/aio_abi.h>
 #include <linux/dm-ioctl.h>
 #include <linux/fs.h>
 #include <pthread.h>
@@ -91,6 +96,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,10 +139,16 @@ struct jrec {
 };
 
 /* Operation types and their names in --mix. */
-enum { OP_W4, OP_W8, OP_SEQ, OP_DSYNC, OP_DISCARD, OP_READ, OP_FSYNC, NOPS };
+enum { OP_W4, OP_W8, OP_SEQ, OP_DSYNC, OP_DISCARD, OP_READ, OP_FSYNC, OP_FUA, NOPS };
 static const char *op_names[NOPS] = { "w4", "w8", "seq", "dsync", "discard",
-				      "read", "fsync" };
-static int weights[NOPS] = { 30, 12, 8, 6, 4, 30, 3 };
+				      "read", "fsync", "fua" };
+static int weights[NOPS] = { 30, 12, 8, 6, 4, 30, 3, 0 };
+
+/* Durable when it completes: O_DSYNC, or FUA through aio. */
+static int op_dsync(int type)
+{
+	return type == OP_DSYNC || type == OP_FUA;
+}
 
 /* What a block read back as. */
 enum { C_ZERO, C_VALID, C_GARBAGE, C_FOREIGN };
@@ -606,6 +618,36 @@ static int discard_supported(void)	/* queue/discard_max_bytes > 0 */
 	return max > 0;
 }
 
+/*
+ * A FUA write with no flush after it: O_DIRECT through aio with RWF_DSYNC
+ * (one aio context per thread), waited for at once.
+ */
+static __thread aio_context_t aio_ctx;
+
+static void xpio_fua(void *buf, uint64_t block, uint32_t count)
+{
+	struct iocb cb, *cbs[1] = { &cb };
+	size_t len = (size_t)count * BS;
+	struct io_event ev;
+
+	if (!aio_ctx && syscall(SYS_io_setup, 1, &aio_ctx))
+		die("io_setup: %s", strerror(errno));
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = G.fd;
+	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb.aio_buf = (uint64_t)(uintptr_t)buf;
+	cb.aio_nbytes = len;
+	cb.aio_offset = (int64_t)(block * BS);
+	cb.aio_rw_flags = RWF_DSYNC;
+	if (syscall(SYS_io_submit, aio_ctx, 1, cbs) != 1)
+		die("io_submit of blocks %" PRIu64 "+%u: %s", block, count, strerror(errno));
+	if (syscall(SYS_io_getevents, aio_ctx, 1, 1, &ev, NULL) != 1)
+		die("io_getevents: %s", strerror(errno));
+	if (ev.res != (int64_t)len)
+		die("fua write of blocks %" PRIu64 "+%u: %s", block, count,
+		    ev.res < 0 ? strerror((int)-ev.res) : "short");
+}
+
 static void xpio(int write, int fd, void *buf, uint64_t block, uint32_t count)
 {
 	size_t len = (size_t)count * BS;
@@ -668,7 +710,8 @@ static void gen_op(struct op *op)
 	case OP_W4:
 	case OP_W8:
 	case OP_DSYNC:
-		op->count = (t == OP_W8 || (t == OP_DSYNC && rnd(2))) ? 2 : 1;
+	case OP_FUA:
+		op->count = (t == OP_W8 || (op_dsync(t) && rnd(2))) ? 2 : 1;
 		/* mostly random; 1 in 8 continues a recent one (not "random") */
 		op->start = rnd(8) ? rnd(N) : base + 1;
 		G.recent[G.nrecent < 64 ? G.nrecent++ : rnd(64)] = op->start;
@@ -726,7 +769,7 @@ static void issue(struct op *op)
 		jappend(J_DISCARD, 0, op->start, op->count, op->id);
 		return;
 	}
-	jappend(J_WRITE, op->type == OP_DSYNC ? JF_DSYNC : 0, op->start, op->count,
+	jappend(J_WRITE, op_dsync(op->type) ? JF_DSYNC : 0, op->start, op->count,
 		op->id);
 	for (uint32_t k = 0; k < op->count; k++)
 		op->gens[k] = ++G.issued[op->start + k];
@@ -763,17 +806,17 @@ static void complete(struct op *op)
 			G.disc[op->start + k] = 1;
 		break;
 	default:
-		idx = jappend(J_DONE, op->type == OP_DSYNC ? JF_DSYNC : 0, op->start,
+		idx = jappend(J_DONE, op_dsync(op->type) ? JF_DSYNC : 0, op->start,
 			      op->count, op->id);
 		for (uint32_t k = 0; k < op->count; k++) {
 			b = op->start + k;
 			G.comp[b] = op->gens[k];
 			G.comp_seq[b] = idx;
 			G.disc[b] = 0;
-			if (op->type == OP_DSYNC)
+			if (op_dsync(op->type))
 				G.dur[b] = op->gens[k];
 		}
-		if (op->type == OP_DSYNC)
+		if (op_dsync(op->type))
 			send_mark(G.last_t);
 	}
 	for (uint32_t k = 0; k < op->count; k++)
@@ -805,8 +848,11 @@ static void do_io(struct op *op, uint8_t *buf)
 		for (uint32_t k = 0; k < op->count; k++)
 			make_block(buf + (size_t)k * BS, op->start + k, op->gens[k],
 				   op->type, op->id);
-		xpio(1, op->type == OP_DSYNC ? G.fd_sync : G.fd, buf, op->start,
-		     op->count);
+		if (op->type == OP_FUA)
+			xpio_fua(buf, op->start, op->count);
+		else
+			xpio(1, op->type == OP_DSYNC ? G.fd_sync : G.fd, buf, op->start,
+			     op->count);
 	}
 }
 
@@ -1025,7 +1071,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: ressd-writer write --dev D --blocks N [--seconds S | --ops K]\n"
 		"           [--seed X] [--journal F] [--mix w4=30,w8=12,seq=8,dsync=6,"
-		"discard=4,read=30,fsync=3]\n"
+		"discard=4,read=30,fsync=3,fua=0]\n"
 		"           [--threads T] [--verify-every M] [--mark-dm NAME]\n"
 		"       ressd-writer verify --dev D --journal F [--mode live|crash] [--cut NS]\n"
 		"       ressd-writer now\n");

@@ -93,7 +93,11 @@ expect_ctr_error "$T" "Superblock checkpoint out of range"	# recovery's epoch + 
 $SB patch "$B" 0 0 epoch=0xffffffffffffffff
 expect_ctr_error "$T" "Superblock checkpoint out of range"
 dmesg | grep -q "superblock 0: epoch 18446744073709551615 above" || fail "no message about the epoch"
-$SB patch "$B" 0 0 epoch=0 ro_compat=0x1
+$SB patch "$B" 0 0 epoch=4 tail_epoch=5	# the chain's epoch at the checkpoint: not above
+expect_ctr_error "$T" "Superblock checkpoint out of range"
+dmesg | grep -q "superblock 0: checkpoint epoch 5 above the epoch 4" ||
+	fail "no message about the checkpoint epoch"
+$SB patch "$B" 0 0 epoch=0 tail_epoch=0 ro_compat=0x1
 expect_ctr_error "$T" "Unknown read-only compatible feature: use a read-only table"
 ro_table_reads "with an unknown ro_compat feature"
 $SB patch "$B" 0 0 ro_compat=0

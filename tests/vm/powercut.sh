@@ -23,7 +23,7 @@
 # the smallest log the target accepts (72 KiB) with mover_batch 16, so that
 # every record holds one block and every FUA write fills its record; records
 # of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors);
-# and the log at the end of the origin's device, 511 slots (records end at
+# and the log at the end of the origin's device, 509 slots (records end at
 # odd places near the end of the log: one-slot records and padding).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 . "$RESSD_TOP/tests/lib/writer.sh"
