@@ -34,8 +34,8 @@ for layer in "${layers[@]}"; do
 	fuzz) bash scripts/fuzz.sh --seconds 30; counts=.out/fuzz/counts ;;
 	kunit) bash scripts/test-guest.sh kunit; counts=.out/kunit/counts ;;
 	uml) bash scripts/test-guest.sh uml; counts=.out/uml/counts ;;
-	crash)	# about 12 minutes in UML on a busy host: a test limit of 30
-		RESSD_OUT_NAME=crash RESSD_TEST_TIMEOUT=1800 \
+	crash)	# about 22 minutes in UML (two geometries): a test limit of 40
+		RESSD_OUT_NAME=crash RESSD_TEST_TIMEOUT=2400 \
 			bash scripts/test-guest.sh uml tests/crash/replay.sh
 		counts=.out/crash/counts ;;
 	vm) bash scripts/test-guest.sh vm; counts=.out/vm/counts ;;

@@ -1486,8 +1486,8 @@ static void dump_sb_text(struct ctx *c, int i)
 	       c->sb_why[i] ? c->sb_detail[i] : "");
 	printf("  generation %" PRIu64 ", epoch %" PRIu64 ", nonce %016" PRIx64 ", version %u\n",
 	       s->generation, s->epoch, s->nonce, s->version);
-	printf("  checkpoint slot %u seq %" PRIu64 ", %u slots\n", s->tail_slot, s->tail_seq,
-	       s->nr_slots);
+	printf("  checkpoint slot %u seq %" PRIu64 " epoch %" PRIu64 ", %u slots\n", s->tail_slot,
+	       s->tail_seq, s->tail_epoch, s->nr_slots);
 	printf("  geometry: origin offset %" PRIu64 ", origin length %" PRIu64 ", log offset %" PRIu64
 	       ", log size %" PRIu64 " (sectors)\n", s->geo.origin_offset, s->geo.origin_sectors,
 	       s->geo.log_offset, s->geo.log_sectors);
@@ -1513,6 +1513,7 @@ static void dump_sb_json(struct ctx *c, int i)
 	json_u64(j, "version", s->version);
 	json_u64(j, "tail_slot", s->tail_slot);
 	json_u64(j, "tail_seq", s->tail_seq);
+	json_u64(j, "tail_epoch", s->tail_epoch);
 	json_u64(j, "nr_slots", s->nr_slots);
 	json_u64(j, "origin_offset", s->geo.origin_offset);
 	json_u64(j, "origin_sectors", s->geo.origin_sectors);
