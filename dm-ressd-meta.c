@@ -594,6 +594,23 @@ static int ressd_replay_apply(struct ressd_replay *rp, const struct ressd_rec *r
 }
 
 /*
+ * The second pass reaches record seq at slot, whose chain epoch is epoch (or
+ * the chain's end, seq == next_seq).  At the newest checkpoint's seq the
+ * slot must be the checkpoint's, and the epoch there becomes the new
+ * checkpoint's tail_epoch.  False if the checkpoint is not in the chain.
+ */
+static bool ressd_replay_checkpoint(struct ressd_replay *rp, u32 slot, u64 seq,
+				    u64 epoch)
+{
+	if (seq != rp->new_tail_seq)
+		return true;
+	if (slot != rp->new_tail_slot)
+		return false;
+	rp->new_tail_epoch = epoch;
+	return true;
+}
+
+/*
  * Two passes over the chain that starts at the superblock's checkpoint.  The
  * first finds its end and the newest checkpoint any record carries (the
  * mover may have moved records home after the superblock was written); the
@@ -657,10 +674,8 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 			*error = "Log changed while it was replayed";
 			return -EIO;
 		}
-		if (seq == rp->new_tail_seq && slot != rp->new_tail_slot)
+		if (!ressd_replay_checkpoint(rp, slot, seq, epoch))
 			goto bad_checkpoint;
-		if (seq == rp->new_tail_seq)
-			rp->new_tail_epoch = epoch;
 		if (seq >= rp->new_tail_seq) {
 			ret = ressd_replay_apply(rp, &r);
 			if (ret)
@@ -672,10 +687,8 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 		seq++;
 		slot = ressd_rec_next_slot(lg, r.slot);
 	}
-	if (rp->new_tail_seq == seq && rp->new_tail_slot != slot)
+	if (!ressd_replay_checkpoint(rp, slot, seq, epoch))
 		goto bad_checkpoint;
-	if (rp->new_tail_seq == seq)
-		rp->new_tail_epoch = epoch;
 	return 0;
 
 bad_checkpoint:

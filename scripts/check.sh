@@ -32,8 +32,10 @@ build_check() {	# <name> <kdir> [make args]
 	shift 2
 	local b=$out/$name
 	mkdir -p "$b"
-	rsync -a --include='*/' --include='*.c' --include='*.h' --include=Kbuild --include=VERSION \
-		--exclude='*' --prune-empty-dirs --exclude=.out "$RESSD_TOP/" "$b/"
+	# (/.out first: an exclude after --include='*/' never applies to a
+	# directory, and the build directories would copy each other)
+	rsync -a --exclude=/.out --include='*/' --include='*.c' --include='*.h' --include=Kbuild \
+		--include=VERSION --exclude='*' --prune-empty-dirs "$RESSD_TOP/" "$b/"
 	make -C "$kdir" "$@" M="$b" W=1 C=2 modules >"$b.log" 2>&1
 	local rc=$?
 	# Warnings and errors that point into our files.

@@ -13,8 +13,8 @@ ressd_build_bench_modules() {
 	RESSD_KDIR=/usr/src/linux-headers-$RESSD_KVER
 	RESSD_BDIR=$out/build
 	mkdir -p "$RESSD_BDIR"
-	rsync -a --delete --include='*/' --include='*.c' --include='*.h' --include=Kbuild --include=VERSION \
-		--exclude='*' --prune-empty-dirs --exclude=.out --exclude=results \
+	rsync -a --delete --exclude=/.out --exclude=results --include='*/' --include='*.c' \
+		--include='*.h' --include=Kbuild --include=VERSION --exclude='*' --prune-empty-dirs \
 		"$RESSD_TOP/" "$RESSD_BDIR/"
 	[ -e "$RESSD_BDIR/tools/ftlsim/Kbuild" ] || ressd_die "tools/ftlsim is missing"
 	if ! make -C "$RESSD_KDIR" M="$RESSD_BDIR" modules >"$out/build.log" 2>&1; then

@@ -66,8 +66,8 @@ else
 fi
 bdir=$out/build
 mkdir -p "$bdir"
-rsync -a --delete --include='*/' --include='*.c' --include='*.h' --include=Kbuild --include=VERSION \
-	--exclude='*' --prune-empty-dirs --exclude=.out "$RESSD_TOP/" "$bdir/"
+rsync -a --delete --exclude=/.out --include='*/' --include='*.c' --include='*.h' \
+	--include=Kbuild --include=VERSION --exclude='*' --prune-empty-dirs "$RESSD_TOP/" "$bdir/"
 if ! make -C "$kdir" "${arch[@]}" M="$bdir" modules >"$out/build.log" 2>&1; then
 	tail -n 20 "$out/build.log"
 	fail_all "build: module does not build against $kdir (see $out/build.log)"

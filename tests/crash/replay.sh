@@ -67,9 +67,7 @@ wpid=
 trap '[ -n "$wpid" ] && kill -KILL $wpid 2>/dev/null' EXIT
 
 writer_build
-REPLAY=$TMPDIR/ressd-replay
-cc -O2 -Wall -Wextra -o "$REPLAY" "$RESSD_TOP/tests/crash/ressd-replay.c" ||
-	fail "could not build ressd-replay.c"
+replay_build
 
 # geometry <n>: LOGS (the log, after the normal area), GEO_OPTS (tunables
 # every table of it gets) and GEO (its name).
@@ -170,10 +168,12 @@ alive() {	# <pid>: running, not a zombie waiting for its parent
 }
 reloads=0
 reload() {	# reload the same table while the writer runs
+	# (a reload started while it runs counts: the suspend holds its writes,
+	# however long the new table takes to load; in UML that can be seconds)
 	while sleep 0.1 && alive $wpid; do
 		dmsetup reload cr_ressd --table "$(dmsetup table cr_ressd)" &&
 			dmsetup resume cr_ressd || fail "table reload"
-		alive $wpid && reloads=$((reloads + 1))
+		reloads=$((reloads + 1))
 	done
 }
 # (the target's counters start afresh with each table: read them first)

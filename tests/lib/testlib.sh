@@ -153,3 +153,32 @@ delay_log_reads_fail() {
 	sz=$(dev_sectors "$2")
 	dm_switch "$1" "0 $sz delay /dev/mapper/$1_err 0 0 $2 0 $3"
 }
+
+# replay_build: compile the log-writes replayer (tests/crash/ressd-replay.c)
+# into $TMPDIR, once a boot, and set $REPLAY.
+replay_build() {
+	local src=$RESSD_TOP/tests/crash/ressd-replay.c
+	REPLAY=$TMPDIR/ressd-replay
+	if [ ! -x "$REPLAY" ] || [ "$src" -nt "$REPLAY" ]; then
+		cc -O2 -Wall -Wextra -o "$REPLAY.new" "$src" ||
+			fail "could not build $src"
+		mv "$REPLAY.new" "$REPLAY"
+	fi
+}
+
+# fua_after_mark <log-writes log> <first log sector>: in a dm-log-writes log
+# with a "home-written" mark, sets M_AT to the mark's entry and P_FUA to the
+# number of entries up to and including the first FUA write (not a mark) to a
+# sector at or after <first log sector> that follows the mark: the disk
+# just after the record that write sealed is entries 0..P_FUA.  The entries
+# are left in $TMPDIR/entries.  Fails when either is missing.
+fua_after_mark() {
+	M_AT=$("$REPLAY" marks --log "$1" | awk '$2 == "home-written" { print $1 }')
+	[ -n "$M_AT" ] || fail "the mark is not in the log"
+	"$REPLAY" list --log "$1" >"$TMPDIR/entries" || fail "ressd-replay list"
+	# flags: FLUSH 1, FUA 2, DISCARD 4, MARK 8
+	P_FUA=$(awk -v m="$M_AT" -v n="$2" '$1 >= m && $2 >= n && $3 > 0 &&
+		int($4 / 2) % 2 == 1 && int($4 / 8) % 2 == 0 {
+		print $1 + 1; exit }' "$TMPDIR/entries")
+	[ -n "$P_FUA" ] || { cat "$TMPDIR/entries"; fail "no FUA write to the log after the mark"; }
+}

@@ -19,11 +19,14 @@ show_status() {
 	echo "status $2: $(dmsetup status "$1")"
 }
 
-# writer_verify <dev> <journal> <what> [crash <cut-ns>]: read every block and
+# writer_verify <dev> <journal> <what> [crash <cut-ns> [seen]]: read every block and
 # check it against the journal (live by default); fail on any violation.
+# "seen" records what recovery presented in the journal, so that a write run
+# may continue it and a later crash is judged against it (crash after crash).
 writer_verify() {
 	local dev=$1 j=$2 what=$3 mode=(--mode live)
 	[ "${4:-}" = crash ] && mode=(--mode crash --cut "$5")
+	[ "${6:-}" = seen ] && mode+=(--seen)
 	"$WRITER" verify --dev "$dev" --journal "$j" "${mode[@]}" \
 		>"$TMPDIR/verify.out" 2>&1
 	local rc=$?

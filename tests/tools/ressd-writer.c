@@ -8,6 +8,7 @@
  *                       [--journal F] [--mix w4=30,w8=12,...] [--threads T]
  *                       [--verify-every M] [--mark-dm NAME]
  *   ressd-writer verify --dev D --journal F [--mode live|crash] [--cut NS]
+ *                       [--seen]
  *   ressd-writer now    (prints CLOCK_MONOTONIC in ns, the clock of --cut)
  *
  * write runs for S seconds, K ops, or 10 s, with T threads (default 4); --mix
@@ -58,6 +59,17 @@
  * Everything else is a violation: garbage (no magic, bad crc, bad filler),
  * foreign (another block's data, or a run this journal does not know),
  * stale (older than allowed), future (a generation never issued).
+ *
+ * Crash after crash.  verify --mode crash --seen, when every block held,
+ * appends a SEEN record per block to the journal: what recovery presented
+ * (gen g, or zeros as g = 0).  What a recovered target presents was read
+ * from the media, so it is durable: from that record on the block's floor
+ * (dur and comp) is g, and the generations (g, issued] that the crash lost
+ * are dead: they must never come back, whatever crashes follow.  A write run
+ * on the journal then continues from the recovered state, and a later
+ * verify --mode crash --cut T2 judges a second (third, ...) crash: writes
+ * of the earlier runs count only through the SEEN records, since a flush
+ * after a crash cannot make the writes the crash dropped durable.
  *
  * The writer never has two operations in flight on one block: each op claims
  * its blocks before the I/O.  Ops are generated in order from one PRNG, so a
@@ -124,7 +136,7 @@ struct bhdr {
 
 /* Journal record types. */
 enum { J_HEAD = 1, J_RUN, J_INIT_DONE, J_WRITE, J_DISCARD, J_DONE, J_FLUSH,
-	J_FLUSH_DONE };
+	J_FLUSH_DONE, J_SEEN };
 #define JF_DSYNC 1
 
 struct jrec {
@@ -132,7 +144,8 @@ struct jrec {
 	uint32_t crc;		/* crc32c of the record, this field 0 */
 	uint16_t type;
 	uint16_t flags;		/* JF_DSYNC on WRITE and its DONE */
-	uint32_t count;		/* blocks (WRITE, DISCARD, DONE); run number */
+	uint32_t count;		/* blocks (WRITE, DISCARD, DONE); run number;
+				   SEEN: the generation (0: zeros) */
 	uint64_t block;		/* first block; HEAD: N; RUN: run id */
 	uint64_t op;		/* op id (WRITE..FLUSH_DONE); RUN: seed */
 	uint64_t t_ns;		/* CLOCK_MONOTONIC when appended */
@@ -175,6 +188,7 @@ static struct {
 	int nruns;
 	/* per block (see the comment at the top) */
 	uint64_t *issued, *comp, *dur;
+	uint64_t *dead_lo, *dead_hi;	/* gens (lo, hi] lost at a crash */
 	uint64_t *comp_seq;	/* writer: journal index of the newest DONE */
 	uint64_t *comp_iss, *dur_iss, *disc_iss;	/* replay: record indices */
 	uint8_t *busy, *disc;
@@ -340,11 +354,13 @@ static struct cls classify(uint8_t *p, uint64_t b)
 struct expect {
 	int zero_ok;
 	uint64_t lo, hi;
+	uint64_t dead_lo, dead_hi;	/* but never in (dead_lo, dead_hi] */
 };
 
 static struct expect expect_live(uint64_t b)
 {
-	struct expect e = { 0, G.comp[b], G.issued[b] };
+	struct expect e = { 0, G.comp[b], G.issued[b], G.dead_lo[b],
+			    G.dead_hi[b] };
 
 	if (G.disc[b])
 		e.zero_ok = 1, e.lo = G.dur[b];
@@ -355,7 +371,8 @@ static struct expect expect_live(uint64_t b)
 
 static struct expect expect_crash(uint64_t b)
 {
-	struct expect e = { 0, G.dur[b], G.issued[b] };
+	struct expect e = { 0, G.dur[b], G.issued[b], G.dead_lo[b],
+			    G.dead_hi[b] };
 
 	e.zero_ok = G.dur[b] == 0 || G.disc_iss[b] > G.dur_iss[b];
 	return e;
@@ -373,9 +390,12 @@ static int judge(uint64_t b, const struct cls *c, struct expect e,
 			return 0;
 		why = "zeros where data is due";
 	} else if (c->c == C_VALID) {
-		if (c->gen >= e.lo && c->gen <= e.hi)
+		int dead = c->gen > e.dead_lo && c->gen <= e.dead_hi;
+
+		if (c->gen >= e.lo && c->gen <= e.hi && !dead)
 			return 0;
-		why = c->gen < e.lo ? "stale (older than allowed)" :
+		why = dead ? "resurrected (lost at an earlier crash)" :
+		      c->gen < e.lo ? "stale (older than allowed)" :
 				      "future (generation never issued)";
 	}
 	G.violations++;
@@ -425,6 +445,7 @@ static void alloc_state(void)
 	G.issued = xcalloc(n, 8), G.comp = xcalloc(n, 8), G.dur = xcalloc(n, 8);
 	G.comp_seq = xcalloc(n, 8), G.comp_iss = xcalloc(n, 8);
 	G.dur_iss = xcalloc(n, 8), G.disc_iss = xcalloc(n, 8);
+	G.dead_lo = xcalloc(n, 8), G.dead_hi = xcalloc(n, 8);
 	G.busy = xcalloc(n, 1), G.disc = xcalloc(n, 1);
 }
 
@@ -462,7 +483,8 @@ static int replay(const char *path, uint64_t cut)
 		if (r[i].magic != JMAGIC || crc32c(0, &r[i], sizeof(*r)) != crc)
 			break;
 		r[i].crc = crc;
-		if (r[i].type >= J_WRITE && r[i].op >= nop)
+		if (r[i].type >= J_WRITE && r[i].type <= J_FLUSH_DONE &&
+		    r[i].op >= nop)
 			nop = r[i].op + 1;
 	}
 	if (i < n || st.st_size % sizeof(*r))
@@ -480,8 +502,10 @@ static int replay(const char *path, uint64_t cut)
 	op_iss = xcalloc(nop + 1, 8), op_rec = xcalloc(nop + 1, 8);
 	/* Pass 1: F = the newest FLUSH that completed before the cut. */
 	for (i = 0; i < n; i++) {
-		if ((r[i].type == J_WRITE || r[i].type == J_DISCARD) &&
-		    (r[i].block >= G.nblocks || r[i].count > G.nblocks - r[i].block))
+		if ((r[i].type == J_WRITE || r[i].type == J_DISCARD ||
+		     r[i].type == J_SEEN) &&
+		    (r[i].block >= G.nblocks ||
+		     (r[i].type != J_SEEN && r[i].count > G.nblocks - r[i].block)))
 			die("%s: record %" PRIu64 " out of range", path, i);
 		if (r[i].type == J_WRITE || r[i].type == J_DISCARD ||
 		    r[i].type == J_FLUSH)
@@ -523,8 +547,15 @@ static int replay(const char *path, uint64_t cut)
 					G.dur[b] = G.comp[b], G.dur_iss[b] = G.comp_iss[b];
 			}
 			break;
+		case J_SEEN:	/* what a recovery presented (see the top) */
+			b = j->block;
+			G.dur[b] = G.comp[b] = j->count;
+			G.dur_iss[b] = G.comp_iss[b] = i;
+			G.dead_lo[b] = j->count, G.dead_hi[b] = G.issued[b];
+			break;
 		}
-		if (j->type >= J_WRITE && j->op >= G.next_op)
+		if (j->type >= J_WRITE && j->type <= J_FLUSH_DONE &&
+		    j->op >= G.next_op)
 			G.next_op = j->op + 1;
 		if (j->t_ns > G.last_t)
 			G.last_t = j->t_ns;
@@ -661,9 +692,11 @@ static void xpio(int write, int fd, void *buf, uint64_t block, uint32_t count)
 
 /*
  * Read blocks [0, N) and judge each with expect_live() or expect_crash().
- * Fills out[4] with counts: zeros, newest completed, older allowed, newer.
+ * Fills out[4] with counts: zeros, newest completed, older allowed, newer;
+ * and seen[b] (if not NULL) with the generation found (0: zeros).
  */
-static void check_all(uint8_t *buf, int crash, const char *ctx, uint64_t out[4])
+static void check_all(uint8_t *buf, int crash, const char *ctx, uint64_t out[4],
+		      uint32_t *seen)
 {
 	for (uint64_t b0 = 0; b0 < G.nblocks; b0 += MAX_OP_BLOCKS) {
 		uint32_t cnt = G.nblocks - b0 < MAX_OP_BLOCKS ?
@@ -677,6 +710,8 @@ static void check_all(uint8_t *buf, int crash, const char *ctx, uint64_t out[4])
 
 			if (judge(b, &c, e, ctx))
 				continue;
+			if (seen)
+				seen[b] = c.c == C_ZERO ? 0 : (uint32_t)c.gen;
 			if (c.c == C_ZERO)
 				out[0]++;
 			else if (c.gen == G.comp[b])
@@ -879,7 +914,7 @@ static void *worker(void *arg)
 				pthread_cond_wait(&G.cv, &G.mu);
 			snprintf(ctx, sizeof(ctx), "check after %" PRIu64 " ops", G.ops_gen);
 			if (!G.reads_off)
-				check_all(buf, 0, ctx, cnt);
+				check_all(buf, 0, ctx, cnt, NULL);
 			printf("%s: %" PRIu64 " zero, %" PRIu64 " newest, %" PRIu64
 			       " violations\n", ctx, cnt[0], cnt[1], G.violations);
 			fflush(stdout);
@@ -1037,18 +1072,40 @@ static int cmd_write(const char *dev, const char *journal, int nthreads,
 	return G.violations ? 1 : 0;
 }
 
+/*
+ * After a verified recovery: append what each block held as SEEN records
+ * (see "Crash after crash" at the top), cutting off a torn tail first.
+ */
+static void record_seen(const char *journal, const uint32_t *seen)
+{
+	G.jfd = open(journal, O_WRONLY);
+	if (G.jfd < 0 || ftruncate(G.jfd, (off_t)G.jvalid) ||
+	    lseek(G.jfd, 0, SEEK_END) < 0)
+		die("%s: %s", journal, strerror(errno));
+	for (uint64_t b = 0; b < G.nblocks; b++)
+		jappend(J_SEEN, 0, b, seen[b], 0);
+	if (fsync(G.jfd) || close(G.jfd))
+		die("%s: %s", journal, strerror(errno));
+	printf("recorded what recovery presented: later crashes must keep it\n");
+}
+
 static int cmd_verify(const char *dev, const char *journal, int crash,
-		      uint64_t cut)
+		      uint64_t cut, int seen_rec)
 {
 	uint8_t *buf = xalign((size_t)MAX_OP_BLOCKS * BS);
 	uint64_t cnt[4] = { 0 }, durable = 0, acked = 0, inflight = 0;
+	uint32_t *seen;
 
 	if (!replay(journal, crash ? cut : UINT64_MAX))
 		die("%s: no journal", journal);
 	if (!G.init_done)
 		die("%s: the writer died before its zero-fill finished", journal);
 	open_dev(dev, 0);
-	check_all(buf, crash, crash ? "crash" : "live", cnt);
+	seen = seen_rec ? xcalloc(G.nblocks, sizeof(*seen)) : NULL;
+	for (uint64_t b = 0; seen && b < G.nblocks; b++)
+		if (G.issued[b] > UINT32_MAX)
+			die("block %" PRIu64 ": too many generations for --seen", b);
+	check_all(buf, crash, crash ? "crash" : "live", cnt, seen);
 	for (uint64_t b = 0; b < G.nblocks; b++) {
 		durable += G.dur[b] > 0;
 		acked += G.comp[b] > G.dur[b];
@@ -1062,7 +1119,9 @@ static int cmd_verify(const char *dev, const char *journal, int crash,
 	printf("journal: %" PRIu64 " blocks with a durable write, %" PRIu64
 	       " with acked writes not durable, %" PRIu64 " with writes in flight\n",
 	       durable, acked, inflight);
-	free(buf);
+	if (seen && !G.violations)
+		record_seen(journal, seen);
+	free(buf), free(seen);
 	return G.violations ? 1 : 0;
 }
 
@@ -1074,6 +1133,7 @@ static void usage(void)
 		"discard=4,read=30,fsync=3,fua=0]\n"
 		"           [--threads T] [--verify-every M] [--mark-dm NAME]\n"
 		"       ressd-writer verify --dev D --journal F [--mode live|crash] [--cut NS]\n"
+		"           [--seen]\n"
 		"       ressd-writer now\n");
 	exit(2);
 }
@@ -1087,11 +1147,11 @@ int main(int argc, char **argv)
 		{ "mix", 1, NULL, 'm' }, { "verify-every", 1, NULL, 'v' },
 		{ "threads", 1, NULL, 't' }, { "mode", 1, NULL, 'M' },
 		{ "cut", 1, NULL, 'c' }, { "mark-dm", 1, NULL, 'k' },
-		{ NULL, 0, NULL, 0 },
+		{ "seen", 0, NULL, 'S' }, { NULL, 0, NULL, 0 },
 	};
 	const char *dev = NULL, *journal = "ressd-writer.journal", *mode = "live";
 	uint64_t seconds = 0, cut = UINT64_MAX;
-	int c, nthreads = 4;
+	int c, nthreads = 4, seen = 0;
 
 	if (argc < 2)
 		usage();
@@ -1114,6 +1174,7 @@ int main(int argc, char **argv)
 		case 'M': mode = optarg; break;
 		case 'c': cut = strtoull(optarg, NULL, 0); break;
 		case 'k': G.mark_dm = optarg; break;
+		case 'S': seen = 1; break;
 		default: usage();
 		}
 	}
@@ -1129,5 +1190,7 @@ int main(int argc, char **argv)
 		die("--mode: live or crash");
 	if (!strcmp(mode, "crash") && cut == UINT64_MAX)
 		die("--mode crash needs --cut (from 'ressd-writer now')");
-	return cmd_verify(dev, journal, !strcmp(mode, "crash"), cut);
+	if (seen && strcmp(mode, "crash"))
+		die("--seen: with --mode crash only");
+	return cmd_verify(dev, journal, !strcmp(mode, "crash"), cut, seen);
 }

@@ -19,9 +19,7 @@ NORMAL=$((64 * MIB)) LOGS=$((4 * MIB))
 SRC=$((NORMAL + LOGS))
 M=/dev/mapper
 X=100 Y=5000			# 4 KiB blocks of the target
-REPLAY=$TMPDIR/ressd-replay
-cc -O2 -Wall -o "$REPLAY" "$RESSD_TOP/tests/crash/ressd-replay.c" ||
-	fail "could not build ressd-replay.c"
+replay_build
 # layout_create <name> <dev>: dm-ressd <name> on <dev> in $layout; for two
 # devices, <name>_o and <name>_l split <dev> into the normal area and the log.
 layout_create() {
@@ -88,12 +86,8 @@ run_case() {
 	# sealed (the first FUA write to the log area after the mark; the
 	# kernel follows an O_DSYNC write on a block device with a flush,
 	# which comes later).
-	m=$("$REPLAY" marks --log "$B" | awk '$2 == "home-written" { print $1 }')
-	[ -n "$m" ] || fail "the mark is not in the log"
-	"$REPLAY" list --log "$B" >"$TMPDIR/entries"
-	p=$(awk -v m="$m" -v n=$NORMAL '$1 >= m && $2 >= n && $3 > 0 &&
-		int($4 / 2) % 2 == 1 && int($4 / 8) % 2 == 0 { print $1 + 1; exit }' "$TMPDIR/entries")
-	[ -n "$p" ] || { cat "$TMPDIR/entries"; fail "no FUA write to the log after the mark"; }
+	fua_after_mark "$B" $NORMAL
+	p=$P_FUA
 	echo "  $("$REPLAY" info --log "$B")"
 	echo "  the disk just after the record (log entries 0..$p), recovered:"
 	"$REPLAY" apply --log "$B" --dev $M/io_base --range "0:$p" || fail "replay"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Live power cut (I1 durability, I2 no stale resurrection, I3 no foreign
+# Live power cuts (I1 durability, I2 no stale resurrection, I3 no foreign
 # data): dm-flakey under the target for both the origin and the log.  The
 # self-checking writer runs; at a random moment both flakey devices switch to
 # dropping every write (flushes included), the writer keeps going for a
@@ -7,8 +7,15 @@
 # target is removed, the flakey devices pass everything again, the target is
 # re-created (recovery), and every block must hold a crc-valid copy of
 # itself no older than its newest write that was durable at the cut: one
-# whose flush, or O_DSYNC write, completed before the cut time.  Three
-# cycles with different seeds.
+# whose flush, or O_DSYNC write, completed before the cut time.
+#
+# Crashes come in chains of two and three on one log (POWERCUT_CHAINS,
+# default 4: depths 3, 2, 3, 2): after each recovery the writer's journal
+# records what the target presented, the next run continues the journal,
+# and the next crash must keep that and never bring back what an earlier
+# crash lost (ressd-writer "Crash after crash").  The middle crash of a
+# three-crash chain comes right after a recovery and a mover checkpoint,
+# before the next log write.
 #
 # The cut: both new tables are loaded first; then the cut time is taken and
 # both devices are suspended (the origin first), then both resumed with the
@@ -18,8 +25,8 @@
 # completed after the cut began: a crash at the log's suspend, with the
 # origin's later writes still in its volatile cache.
 #
-# Each cycle runs on one of four geometries (POWERCUT_SEED, printed, picks
-# the order; four cycles cover all of them): a 2 MiB log on its own device;
+# Each chain runs on one of four geometries (POWERCUT_SEED, printed, picks
+# the order; four chains cover all of them): a 2 MiB log on its own device;
 # the smallest log the target accepts (72 KiB) with mover_batch 16, so that
 # every record holds one block and every FUA write fills its record; records
 # of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors);
@@ -31,7 +38,7 @@
 A=$RESSD_DISK_A B=$RESSD_DISK_B
 SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 NBLK=16384		# the first 64 MiB of the normal area
-CYCLES=${POWERCUT_CYCLES:-4}
+CHAINS=${POWERCUT_CHAINS:-4}
 GSEED=${POWERCUT_SEED:-$RANDOM}
 pass_all() { echo "0 $2 flakey $1 0 1 0"; }			# always up
 drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }	# always down
@@ -71,59 +78,94 @@ geometry() {
 	esac
 }
 
-for cycle in $(seq 1 "$CYCLES"); do
-	seed=$((1000 + cycle))
-	J=$TMPDIR/powercut-$cycle.journal
-	W=$TMPDIR/powercut-$cycle.writer
-	run_ms=$((1500 + RANDOM % 3500))	# when to cut
-	after_ms=$((800 + RANDOM % 1200))	# how long to write into the void
-	geometry $(( (GSEED + cycle) % 4 ))
-	note "cycle $cycle: $GEO; seed $seed, cut after $run_ms ms, writes dropped for $after_ms ms"
+# power_cut <what>: the power cut.  Both dropping tables are loaded first; then
+# the cut time is taken, both devices are suspended and resumed dropping.
+power_cut() {
+	dmsetup reload pc_a --table "$(drop_writes $A $SA)" || fail "reload pc_a"
+	dmsetup reload pc_b --table "$(drop_writes $B $SB)" || fail "reload pc_b"
+	[ -z "$wpid" ] || kill -0 $wpid 2>/dev/null || { cat "$W"; fail "the writer died before the cut"; }
+	cut=$("$WRITER" now)
+	dmsetup suspend pc_a pc_b && dmsetup resume pc_a pc_b || fail "switching flakey"
+	echo "cut $1 at $cut (switch took $(( ($("$WRITER" now) - cut) / 1000000 )) ms)"
+	dmsetup table pc_a | grep -q drop_writes || fail "pc_a does not drop writes"
+}
+# stop_writer <signal>: stop it; after the cut anything goes (the target may
+# see its own dropped writes, latch an error mode and fail I/O: exit 2), but
+# never a violation.
+stop_writer() {
+	kill -"$1" $wpid 2>/dev/null
+	wait $wpid
+	local rc=$?
+	wpid=
+	cat "$W"
+	echo "writer stopped by SIG$1, exit $rc"
+	[ $rc -ne 1 ] || fail "writer reported a violation"
+}
+ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+
+# A chain: crashes one after another on one log, the writer's journal going
+# on across them.  After each recovery, verify --seen records what the target
+# presented: a later crash must neither lose it nor bring back what an
+# earlier crash lost.  Link 1 and the last link cut while the writer runs;
+# the middle link of a three-crash chain cuts right after a recovery and a
+# mover checkpoint ("drain": the recovered blocks go home and the superblock
+# moves on), before the next log write, which the cut drops.
+cycle=0
+for chain in $(seq 1 "$CHAINS"); do
+	depth=$((2 + chain % 2))		# 3, 2, 3, 2, ...
+	geometry $(( (GSEED + chain) % 4 ))
+	J=$TMPDIR/powercut-$chain.journal
+	note "chain $chain: $GEO; $depth crashes"
 	rm -f "$J"
 	dm_create pc "$T"
 	show_status pc "at start"
-	"$WRITER" write --dev /dev/mapper/pc --blocks $NBLK --seconds 300 --seed $seed \
-		--journal "$J" >"$W" 2>&1 &
-	wpid=$!
-	wait_for_line "$W" '^started' 120 $wpid
-	sleep "$(printf '%d.%03d' $((run_ms / 1000)) $((run_ms % 1000)))"
+	for link in $(seq 1 "$depth"); do
+		cycle=$((cycle + 1))
+		seed=$((1000 + cycle))
+		W=$TMPDIR/powercut-$cycle.writer
+		run_ms=$((1500 + RANDOM % 3500))	# when to cut
+		after_ms=$((800 + RANDOM % 1200))	# how long to write into the void
+		if [ "$link" = 2 ] && [ "$depth" = 3 ]; then
+			note "crash $link of chain $chain: after a checkpoint, before the next log write (seed $seed)"
+			dmsetup message pc 0 drain || fail "drain after recovery"
+			show_status pc "after drain"
+			power_cut "after the checkpoint"
+			# no reads: they may see the dropped writes
+			"$WRITER" write --dev /dev/mapper/pc --blocks $NBLK --seconds 300 \
+				--seed $seed --journal "$J" \
+				--mix w4=30,w8=12,seq=8,dsync=6,fua=6,discard=4,fsync=3 >"$W" 2>&1 &
+			wpid=$!
+			wait_for_line "$W" '^started' 120 $wpid
+			sleep "$(ms $after_ms)"
+		else
+			note "crash $link of chain $chain: seed $seed, cut after $run_ms ms, writes dropped for $after_ms ms"
+			"$WRITER" write --dev /dev/mapper/pc --blocks $NBLK --seconds 300 \
+				--seed $seed --journal "$J" >"$W" 2>&1 &
+			wpid=$!
+			wait_for_line "$W" '^started' 120 $wpid
+			sleep "$(ms $run_ms)"
+			# Stop checking reads: after the cut they may see dropped writes.
+			kill -USR1 $wpid
+			wait_for_line "$W" '^reads-off' 30 $wpid
+			power_cut "with the writer running"
+			sleep "$(ms $after_ms)"
+		fi
+		sig=TERM
+		[ $((cycle % 2)) -eq 0 ] && sig=KILL	# the journal must survive SIGKILL
+		stop_writer $sig
+		show_status pc "after the cut"
+		dm_remove pc
 
-	# Stop checking reads: after the cut they may see dropped writes.
-	kill -USR1 $wpid
-	wait_for_line "$W" '^reads-off' 30 $wpid
-	dmsetup reload pc_a --table "$(drop_writes $A $SA)" || fail "reload pc_a"
-	dmsetup reload pc_b --table "$(drop_writes $B $SB)" || fail "reload pc_b"
-	kill -0 $wpid 2>/dev/null || { cat "$W"; fail "the writer died before the cut"; }
-	cut=$("$WRITER" now)
-	dmsetup suspend pc_a pc_b && dmsetup resume pc_a pc_b || fail "switching flakey"
-	echo "cut at $cut (switch took $(( ($("$WRITER" now) - cut) / 1000000 )) ms)"
-	dmsetup table pc_a | grep -q drop_writes || fail "pc_a does not drop writes"
-
-	sleep "$(printf '%d.%03d' $((after_ms / 1000)) $((after_ms % 1000)))"
-	sig=TERM
-	[ $((cycle % 2)) -eq 0 ] && sig=KILL	# the journal must survive SIGKILL
-	kill -$sig $wpid 2>/dev/null
-	wait $wpid
-	rc=$?
-	wpid=
-	cat "$W"
-	# After the cut anything goes: the target may see its own dropped
-	# writes, latch an error mode and fail I/O (exit 2).  Only a violation
-	# would be wrong, and reads are no longer checked.
-	echo "writer stopped by SIG$sig, exit $rc"
-	[ $rc -ne 1 ] || fail "writer reported a violation"
-	show_status pc "after the cut"
-	dm_remove pc
-
-	# Power back: everything passes again; creating the target recovers.
-	dmsetup reload pc_a --table "$(pass_all $A $SA)" && dmsetup resume pc_a &&
-		dmsetup reload pc_b --table "$(pass_all $B $SB)" && dmsetup resume pc_b ||
-		fail "restoring flakey"
-	dm_create pc "$T"
-	show_status pc "after recovery"
-	writer_verify /dev/mapper/pc "$J" "cycle $cycle" crash "$cut"
-	lost=$(writer_field "$TMPDIR/verify.out" "older")
-	lost_total=$((lost_total + ${lost:-0}))
+		# Power back: everything passes again; creating the target recovers.
+		dmsetup reload pc_a --table "$(pass_all $A $SA)" && dmsetup resume pc_a &&
+			dmsetup reload pc_b --table "$(pass_all $B $SB)" && dmsetup resume pc_b ||
+			fail "restoring flakey"
+		dm_create pc "$T"
+		show_status pc "after recovery"
+		writer_verify /dev/mapper/pc "$J" "chain $chain, crash $link" crash "$cut" seen
+		lost=$(writer_field "$TMPDIR/verify.out" "older")
+		lost_total=$((lost_total + ${lost:-0}))
+	done
 	dm_remove pc
 done
 
@@ -131,4 +173,4 @@ done
 [ $lost_total -gt 0 ] || fail "no acknowledged write was lost: the cut did not drop writes"
 dm_remove pc_a
 dm_remove pc_b
-echo "powercut passed: $CYCLES cycles, $lost_total acknowledged non-durable blocks lost as allowed"
+echo "powercut passed: $CHAINS chains, $cycle crashes, $lost_total acknowledged non-durable blocks lost as allowed"

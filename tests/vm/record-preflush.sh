@@ -21,10 +21,8 @@ NORMAL=$((64 * MIB)) LOGS=$((4 * MIB))
 SRC=$((NORMAL + LOGS))
 M=/dev/mapper
 X=100
-REPLAY=$TMPDIR/ressd-replay
 DELAY=/sys/module/dm_ressd/parameters/commit_delay_us
-cc -O2 -Wall -o "$REPLAY" "$RESSD_TOP/tests/crash/ressd-replay.c" ||
-	fail "could not build ressd-replay.c"
+replay_build
 block_at() { dd if="$1" bs=4096 skip="$2" count=1 iflag=direct status=none; }
 trap 'echo 0 >$DELAY' EXIT
 
@@ -70,16 +68,12 @@ dm_remove rp
 dm_remove rp_dl
 dm_remove rp_lw
 
-m=$("$REPLAY" marks --log "$B" | awk '$2 == "home-written" { print $1 }')
-[ -n "$m" ] || fail "the mark is not in the log"
-"$REPLAY" list --log "$B" >"$TMPDIR/entries"
+fua_after_mark "$B" $NORMAL
+m=$M_AT p=$P_FUA
 # The record: the log-area writes after the mark, the largest FUA one first.
 big=$(awk -v m="$m" -v n=$NORMAL '$1 >= m && $2 >= n && $3 >= 8 * 256' "$TMPDIR/entries" | wc -l)
 echo "mark at entry $m; entries from it on:"; awk -v m="$m" '$1 >= m' "$TMPDIR/entries"
 [ "$big" -gt 0 ] || fail "no log write of 256 blocks or more: the record was not built"
-p=$(awk -v m="$m" -v n=$NORMAL '$1 >= m && $2 >= n && $3 > 0 &&
-	int($4 / 2) % 2 == 1 && int($4 / 8) % 2 == 0 { print $1 + 1; exit }' "$TMPDIR/entries")
-[ -n "$p" ] || fail "no FUA write to the log after the mark"
 echo "  $("$REPLAY" info --log "$B")"
 echo "  the disk just after the first FUA log write (entries 0..$p), recovered:"
 "$REPLAY" apply --log "$B" --dev $M/rp_base --range "0:$p" || fail "replay"
