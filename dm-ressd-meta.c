@@ -822,7 +822,6 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	r->flags = 0;
 	r->padding = false;
 	r->status = BLK_STS_OK;
-	r->flush_status = BLK_STS_OK;
 	/* A record never wraps: its trailer is in the last slot at the latest. */
 	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - 1 - r->start);
 	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
@@ -1125,16 +1124,15 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
 }
 
 /*
- * The log write in flight is done: what every completion does last.  The
- * flushes waiting on it fail also when @flush_status says so.
+ * The log write in flight is done: what every completion does last.  Its
+ * writes and the flushes waiting on it get its status.
  */
 static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
-				 struct bio_list *waiters, blk_status_t status,
-				 blk_status_t flush_status)
+				 struct bio_list *waiters, blk_status_t status)
 {
 	ressd_complete_list(bios, status);
 	if (waiters)
-		ressd_complete_list(waiters, status ? status : flush_status);
+		ressd_complete_list(waiters, status);
 	wake_up_all(&rc->wait);
 	queue_work(rc->wq, &rc->worker);
 	ressd_mover_log_grew(rc);
@@ -1157,14 +1155,14 @@ static void ressd_chunk_done(struct ressd_record *r)
 	bios = r->chunk;
 	bio_list_init(&r->chunk);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	ressd_log_write_done(rc, &bios, NULL, status, BLK_STS_OK);
+	ressd_log_write_done(rc, &bios, NULL, status);
 }
 
 /* A record is on the medium (or failed): index it, complete its writes. */
 static void ressd_record_done(struct ressd_record *r)
 {
 	struct ressd_c *rc = r->rc;
-	blk_status_t status = r->status, flush_status = r->flush_status;
+	blk_status_t status = r->status;
 	struct bio_list bios, waiters;
 	unsigned long flags;
 
@@ -1194,7 +1192,7 @@ static void ressd_record_done(struct ressd_record *r)
 	/* From here on r may be reopened: only the copies above are used. */
 	list_add(&r->list, &rc->free_recs);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	ressd_log_write_done(rc, &bios, &waiters, status, flush_status);
+	ressd_log_write_done(rc, &bios, &waiters, status);
 }
 
 /* The last log bio of a chunk or a record completed. */
@@ -1390,13 +1388,21 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 
 	if (ressd_rec_origin_durable(rc, r)) {
 		/*
-		 * The home writes of its invalidations may not be durable, so
-		 * the flushes that wait on it fail, and writes fail from now
-		 * on (ro).  The log works: the record is still written, so
-		 * that what was acknowledged (its chunks) stays found.
+		 * The home writes of its invalidations may not be durable.
+		 * Written, the record would make its invalidations count
+		 * once any later log flush succeeds: a power cut could then
+		 * lose a home write and replay would unmap its block, which
+		 * would read home data older than its durable logged copy
+		 * (I2).  So it fails as a failed log write does: nothing is
+		 * written to the log from now on (recovery stops before this
+		 * record, where those copies are still mapped), its writes
+		 * and the flushes that wait on it fail, and reads still work
+		 * (ro).
 		 */
-		ressd_set_mode(rc, RESSD_MODE_RO, "origin flush failed");
-		r->flush_status = BLK_STS_IOERR;
+		r->status = BLK_STS_IOERR;
+		ressd_log_broken(rc, RESSD_MODE_RO, "origin flush failed");
+		ressd_record_done(r);
+		return;
 	}
 	i = ressd_bios_csum(rc, r, &r->bios, r->nr_sub);
 	WARN_ON_ONCE(!r->padding && i != r->nr_data);
@@ -1730,9 +1736,7 @@ int ressd_log_recover(struct ressd_c *rc)
 	if (!hdr || !data || !ra)
 		goto out;
 	/* A resume retried after a failed recovery: replay into an empty index. */
-	spin_lock_irq(&rc->index.lock);
-	__ressd_index_remove_range(&rc->index, 0, rc->lg.origin_blocks);
-	spin_unlock_irq(&rc->index.lock);
+	ressd_index_reset(&rc->index);
 	/* The superblock may have moved on since the constructor read it. */
 	r = ressd_meta_load(rc, false, &err);
 	if (r)

@@ -316,6 +316,27 @@ void ressd_index_exit(struct ressd_index *idx)
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_index_exit);
 
+/*
+ * Empty the index in O(slots), for a recovery retried after a failed one.
+ * The extents live in the slot array, so nothing is freed; no lock is
+ * taken: nobody else may use the index meanwhile (the target is suspended
+ * and its mover stopped).  May sleep.
+ */
+void ressd_index_reset(struct ressd_index *idx)
+{
+	u32 i, step = 1U << 16;
+
+	for (i = 0; i < idx->nr_slots; i += step) {
+		memset(&idx->slots[i], 0,
+		       min(step, idx->nr_slots - i) * sizeof(*idx->slots));
+		cond_resched();
+	}
+	idx->tree = RB_ROOT;
+	idx->mapped = 0;
+	idx->extents = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_index_reset);
+
 size_t ressd_index_bytes(const struct ressd_index *idx)
 {
 	return sizeof(*idx) + (size_t)idx->nr_slots * sizeof(*idx->slots);

@@ -145,6 +145,7 @@ struct ressd_map {
  */
 int ressd_index_init(struct ressd_index *idx, u32 nr_slots);
 void ressd_index_exit(struct ressd_index *idx);
+void ressd_index_reset(struct ressd_index *idx);
 /* Bytes of memory the index holds (reported in status). */
 size_t ressd_index_bytes(const struct ressd_index *idx);
 
@@ -222,7 +223,6 @@ struct ressd_record {
 	struct page *hdr;
 	atomic_t remaining;		/* its log bios in flight */
 	blk_status_t status;
-	blk_status_t flush_status;	/* of its flushes: the origin's flush */
 	/* entries superseded by a completed home write: never indexed */
 	DECLARE_BITMAP(killed, RESSD_REC_MAX_ITEMS);
 	/*

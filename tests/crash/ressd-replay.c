@@ -225,11 +225,15 @@ static int tearable(const struct entry *e)
  * after W, and replaying the log in order would put X's older data over W's,
  * which no disk does.  The self-checking writer's blocks carry their
  * generation (tests/tools/ressd-writer.c: magic, block, gen at the start of
- * each 4 KiB block): when the newest earlier write of a 4 KiB block in the
- * log is a FUA write whose writer block is newer than X's, X's block is not
- * replayed.  A target that wrote an older copy over a completed FUA write
- * before the next flush would look the same here; the live verifications
- * (integrity, fio-verify, soak) read such a block back and catch that.
+ * each 4 KiB block): when the newest earlier FUA write of a 4 KiB block in
+ * the log, at most two flushes back, holds a newer writer block than X's, X's
+ * block is not replayed.  Writes without FUA between W and X are logged in
+ * the order they completed, as X is: one of them newer than X means X really
+ * put older data over newer, and X is replayed (several such writes may all
+ * have completed before W: the mover's copy of a block and a direct write).
+ * A target that wrote an older copy over a completed FUA write before the
+ * next flush would look the same here; the live verifications (integrity,
+ * fio-verify, soak) read such a block back and catch that.
  */
 #define WRITER_MAGIC	0x314b4c4257535352ULL	/* "RSSWBLK1" */
 
@@ -242,30 +246,49 @@ static int writer_gen(const uint8_t *b, uint64_t *blk, uint64_t *gen)
 	return 1;
 }
 
+/*
+ * The writer block number and generation that entry @w holds at the 4 KiB
+ * block starting at sector @first; 0 if none (not aligned, not the writer's).
+ */
+static int entry_gen(const struct entry *w, uint64_t first, uint64_t *blk,
+		     uint64_t *gen)
+{
+	uint8_t *wb;
+	int ok;
+
+	if ((w->sector * L.ss) % BLK)
+		return 0;
+	wb = xalign(BLK);
+	xpread(L.lfd, wb, BLK, w->pos + L.ss + (first - w->sector) * L.ss,
+	       "entry data");
+	ok = writer_gen(wb, blk, gen);
+	free(wb);
+	return ok;
+}
+
 /* Is block @d of entry @i (data @b) older than a FUA write logged before it? */
 static int superseded_by_fua(uint64_t i, uint64_t d, const uint8_t *b)
 {
 	uint64_t first = d * BLK / L.ss, blk, gen, wblk, wgen;
-	uint8_t *wb;
-	int older;
+	int flushes = 0;
 
 	if (!writer_gen(b, &blk, &gen))
 		return 0;
 	while (i--) {
 		const struct entry *w = &L.e[i];
 
+		if ((w->flags & LW_FLUSH) && !(w->flags & LW_MARK) && ++flushes > 2)
+			return 0;
 		if (!is_data(w) || w->sector >= first + BLK / L.ss ||
 		    w->sector + w->nr <= first)
 			continue;
-		if ((w->flags & (LW_FUA | LW_DISCARD)) != LW_FUA ||
-		    (w->sector * L.ss) % BLK)
+		if ((w->flags & LW_DISCARD) || !entry_gen(w, first, &wblk, &wgen) ||
+		    wblk != blk)
 			return 0;
-		wb = xalign(BLK);
-		xpread(L.lfd, wb, BLK, w->pos + L.ss + (first - w->sector) * L.ss,
-		       "entry data");
-		older = writer_gen(wb, &wblk, &wgen) && wblk == blk && wgen > gen;
-		free(wb);
-		return older;
+		if (w->flags & LW_FUA)
+			return wgen > gen;
+		if (wgen > gen)		/* completed before X and newer */
+			return 0;
 	}
 	return 0;
 }

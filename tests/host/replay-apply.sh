@@ -4,9 +4,10 @@
 # tests/crash/ressd-replay.c apply, on the host, on small dm-log-writes logs
 # written here: a non-FUA write logged after a FUA write to the same block
 # (dm-log-writes logs FUA writes at completion, others at the next flush)
-# is left out when it holds an older writer generation of that block, and
-# replayed when it holds a newer one, when it is another block's data, or
-# when the write before it was not FUA.  Each case checks the generation
+# is left out when it holds an older writer generation of that block (also
+# after other such writes), and replayed when it holds a newer one, when it
+# is another block's data, when a write without FUA between them is newer,
+# or when more than two flushes lie between them.  Each case checks the generation
 # the block holds after the replay.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +19,7 @@ cc -O2 -Wall -Wextra -o "$tmp/ressd-replay" "$top/tests/crash/ressd-replay.c" ||
 	fail "could not build ressd-replay.c"
 
 # mklog <file> <entry>...: entry = <flags>:<4 KiB block>:<writer block>:<gen>
-# (flags: 0 plain, 2 FUA); a writer block of 4 KiB, as ressd-writer lays it
+# (flags: 0 plain, 2 FUA), or F for a flush without data; a writer block of 4 KiB, as ressd-writer lays it
 # out (magic, block, gen at its start).  The log ends with dm-log-writes-end.
 mklog() {
 	python3 - "$@" <<'EOF'
@@ -28,6 +29,9 @@ SS = 512
 def sec(b): return b + b'\0' * (SS - len(b))
 body = b''
 for e in ents:
+    if e == 'F':	# a flush, no data
+        body += sec(struct.pack('<QQQQ', 0, 0, 1, 0))
+        continue
     fl, blk, wblk, gen = (int(x) for x in e.split(':'))
     data = struct.pack('<QQQ', 0x314b4c4257535352, wblk, gen).ljust(4096, b'\xa5')
     body += sec(struct.pack('<QQQQ', blk * 8, 8, fl, 4096)) + data
@@ -67,4 +71,9 @@ check "plain write after a plain write, log order" 5 0:3:3:6 0:3:3:5
 check "another writer block after a FUA write" 2 2:3:3:6 0:3:9:2
 check "the newest earlier write decides" 5 2:3:3:6 0:3:3:7 0:3:3:5
 check "older FUA write after a FUA write, log order" 5 2:3:3:6 2:3:3:5
+# a direct write and then the mover's older copy, both completed before
+# the FUA write and logged after it at the next flush
+check "two older plain writes logged after a FUA write" 7 2:3:3:7 0:3:3:5 0:3:3:6
+check "older plain write three flushes after a FUA write, log order" 5 2:3:3:6 F F F 0:3:3:5
+check "older plain write a flush after a FUA write" 6 2:3:3:6 F 0:3:3:5
 echo "replay-apply: $n cases passed"

@@ -155,6 +155,25 @@ static void ressd_index_test_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ressd_t_remove_range(idx, 0, U64_MAX), 0);
 }
 
+/* Reset empties the index, which then works as a new one. */
+static void ressd_index_test_reset(struct kunit *test)
+{
+	struct ressd_index *idx = ressd_t_index(test, 32);
+	u32 s;
+
+	ressd_t_map_run(test, idx, 10, 3, 5);
+	ressd_t_insert(idx, 1000, 20);
+	ressd_t_expect_counts(test, idx, 6, 2);
+	ressd_index_reset(idx);
+	ressd_t_expect_counts(test, idx, 0, 0);
+	ressd_t_expect_unmapped(test, idx, 0, 2000, 2000);
+	for (s = 0; s < 32; s++)
+		KUNIT_EXPECT_EQ(test, ressd_t_slot_block(idx, s), RESSD_T_NONE);
+	KUNIT_EXPECT_EQ(test, ressd_t_insert(idx, 10, 4), RESSD_NO_SLOT);
+	ressd_t_expect_mapped(test, idx, 10, 5, 4, 1);
+	ressd_t_expect_counts(test, idx, 1, 1);
+}
+
 /* Single mappings, including the first and last block the index holds. */
 static void ressd_index_test_insert_lookup(struct kunit *test)
 {
@@ -858,6 +877,7 @@ static void ressd_index_test_exit(struct kunit *test)
 
 static struct kunit_case ressd_index_test_cases[] = {
 	KUNIT_CASE(ressd_index_test_empty),
+	KUNIT_CASE(ressd_index_test_reset),
 	KUNIT_CASE(ressd_index_test_insert_lookup),
 	KUNIT_CASE(ressd_index_test_overwrite),
 	KUNIT_CASE(ressd_index_test_merge_left),

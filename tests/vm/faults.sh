@@ -20,8 +20,13 @@
 #    moment of the switch (crash mode): writes acknowledged but not yet made
 #    durable by a flush can only be committed by writing the log, which
 #    fails, just as a disk's volatile cache is lost at a power cut; all that
-#    was durable before the switch must be there.  Origin faults leave the
-#    log intact, so every acknowledged write must be there (live mode).
+#    was durable before the switch must be there.  Failing origin writes
+#    are judged the same way: the record that follows home writes over
+#    logged blocks needs an origin flush first, and when that fails the
+#    record fails like a failed log write (I2, see inval_flush_case), so
+#    writes acknowledged since the last flush may be lost.  Failing origin
+#    reads leave everything written: every acknowledged write must be there
+#    (live mode).
 #
 # dm-flakey of 6.1 has no error_reads: reads fail only in its default "down"
 # mode, which fails all I/O, like dm-error.  The log read case therefore
@@ -40,6 +45,7 @@ pass_all() { echo "0 $2 flakey $1 0 1 0"; }
 err_writes() { echo "0 $2 flakey $1 0 0 1 1 error_writes"; }
 err_reads() { echo "0 $2 flakey $1 0 0 1 1 error_reads"; }
 err_all() { echo "0 $2 error"; }
+drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
 wpid=
 injected=0 survived=0
 
@@ -193,7 +199,7 @@ fault_case() {
 	dm_create ft "$TABLE"
 	show_status ft "after recovery"
 	[ "$(mode)" = rw ] || fail "mode after recovery: $(mode)"
-	if [ "$where" = log ]; then
+	if [ "$where" = log ] || [ "$want" = ro ]; then
 		writer_verify /dev/mapper/ft "$J" "case $n" crash "$cut"
 	else
 		writer_verify /dev/mapper/ft "$J" "case $n"
@@ -204,11 +210,13 @@ fault_case() {
 
 # The origin fails the flush that must come before a record carrying
 # invalidations (dm-ressd-design.rst, "Direct writes over logged blocks").
-# The log works, so the record is still written (what it holds was
-# acknowledged or is durable by FUA) and the mode is ro (reads of logged
-# blocks still work), not fail; flushes fail.  After the fault clears,
-# recovery gives back what was flushed and the record's O_DSYNC write (whose
-# syscall failed only in the flush the kernel sends after it).
+# The large write over X goes home into the origin's volatile cache, which
+# then loses it (flakey drops it, as a power cut would) and fails the flush.
+# The record that holds X's invalidation must then not reach the log: with
+# it, replay would unmap X, which would read home data older than its
+# flushed logged copy (I2).  The mode is ro (reads of logged blocks still
+# work), flushes fail, nothing more is written to the log.  After the fault
+# clears, recovery gives back what was flushed, X its flushed logged copy.
 inval_flush_case() {
 	local X=100 Z=300 Y=500 b r ev0
 	note "case $1: origin flush before a record with invalidations fails, expect mode ro"
@@ -220,7 +228,10 @@ inval_flush_case() {
 			conv=notrunc,fsync status=none || fail "writing block $b"
 	done
 	[ "$(status_field ft 2)" = 2 ] || fail "X and Z were not logged: $(dmsetup status ft)"
+	dd if=/dev/mapper/ft of="$TMPDIR/y-before" bs=4096 skip=$Y count=1 iflag=direct \
+		status=none || fail "reading Y"
 	for ((b = X - 4; b < X + 60; b++)); do make_block new "$b"; done >"$TMPDIR/big"
+	set_dev ft_a "$(drop_writes "$A" "$SA")"
 	dd if="$TMPDIR/big" of=/dev/mapper/ft bs=256K seek=$(((X - 4) * 4096)) count=1 \
 		oflag=direct,seek_bytes conv=notrunc status=none || fail "the large write over X"
 	[ "$(status_field ft 2)" = 1 ] || fail "X's logged copy is still mapped: $(dmsetup status ft)"
@@ -231,8 +242,8 @@ inval_flush_case() {
 	r=$(make_block y "$Y" | timeout 30 dd of=/dev/mapper/ft bs=4096 seek=$Y \
 		oflag=direct,dsync conv=notrunc status=none 2>&1)
 	[ $? -eq 124 ] && fail "hung: the O_DSYNC write"
-	# Its bio goes to the log, which works; the flush that the kernel
-	# sends after an O_DSYNC write to a block device fails.
+	# Its record fails, since the origin flush before it failed (the old
+	# code wrote it and failed only the flush the kernel sends after it).
 	grep -q 'Input/output error' <<<"$r" || fail "the O_DSYNC write gave '$r', not EIO"
 	wait_mode ro 30
 	t 10 "dmsetup wait for event $ev0" dmsetup wait ft "$ev0"
@@ -248,15 +259,19 @@ inval_flush_case() {
 	[ "$(mode)" = rw ] || fail "mode after recovery: $(mode)"
 	cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Z count=1 iflag=direct status=none) \
 		<(make_block old $Z) || fail "Z, flushed, was lost"
-	cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Y count=1 iflag=direct status=none) \
-		<(make_block y $Y) || fail "Y, in the record that was still written, was lost"
-	# X: its flushed logged copy or the newer write (never flushed).
-	if ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 iflag=direct status=none) \
-		<(make_block old $X) && ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 \
-		iflag=direct status=none) <(make_block new $X); then
-		fail "X reads neither its flushed copy nor the newer write"
+	# Y: its write failed (EIO), so its old content or the new one.
+	if ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Y count=1 iflag=direct status=none) \
+		<(make_block y $Y) && ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$Y count=1 \
+		iflag=direct status=none) "$TMPDIR/y-before"; then
+		fail "Y reads neither its old content nor the failed write"
 	fi
-	echo "ok: after recovery Z and Y are intact, X reads flushed or newer data"
+	# X: its flushed logged copy (the newer write never reached the disk).
+	if ! cmp -s <(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 iflag=direct status=none) \
+		<(make_block old $X); then
+		fail "X reads '$(dd if=/dev/mapper/ft bs=4096 skip=$X count=1 iflag=direct \
+			status=none | head -c 32 | tr -d '\0')', not its flushed logged copy (I2)"
+	fi
+	echo "ok: after recovery Z is intact, X reads its flushed logged copy"
 	t 60 "remove the recovered target" dmsetup remove ft
 	survived=$((survived + 1))
 }

@@ -204,6 +204,7 @@ extern int shim_verbose;	/* RESSD_FUZZ_VERBOSE=1: print DMERR and friends */
 #define BUG_ON(cond) do { if (unlikely(cond)) shim_bug("BUG", __FILE__, __LINE__, #cond); } while (0)
 #define BUG()			shim_bug("BUG", __FILE__, __LINE__, "BUG()")
 #define might_sleep()		do { } while (0)
+#define cond_resched()		do { } while (0)
 
 #define shim_printk(level, fmt, ...) do { \
 	if (shim_verbose) fprintf(stderr, level fmt "\n", ##__VA_ARGS__); \
