@@ -729,7 +729,7 @@ static int ressd_preresume(struct dm_target *ti)
 
 	if (rc->recovered)
 		return 0;
-	r = ressd_log_recover(rc);
+	r = ressd_meta_recover(rc);
 	if (r)
 		return r;
 	rc->recovered = true;

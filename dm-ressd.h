@@ -98,6 +98,10 @@ int ressd_parse_sector(const char *s, sector_t *out);
  * Called without rc->lock; never sleeps.
  */
 bool ressd_plug_burst(struct ressd_c *rc);
+/* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */
+void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
+/* Map a bio (from map() or the worker), see dm-ressd.c. */
+int ressd_map_bio(struct ressd_c *rc, struct bio *bio);
 /* The constructor: allocate the handle those callbacks hold (may sleep). */
 int ressd_plug_init(struct ressd_c *rc);
 /* The destructor: callbacks still queued on plugs no longer touch @rc. */
@@ -366,7 +370,7 @@ struct ressd_c {
 	atomic64_t deferred_bios;	/* bios map() handed to the worker */
 };
 
-/* ---- functions in dm-ressd-meta.c ---- */
+/* ---- functions in dm-ressd-format.c: the on-disk codec and replay (pure) ---- */
 
 /* crc32c of @len bytes seeded with the volume @nonce (pure). */
 u32 ressd_csum(u64 nonce, const void *data, size_t len);
@@ -388,90 +392,8 @@ void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
 bool ressd_block_is_zero(const void *block);
 /* Number of log slots a log range of @log_sectors holds (pure). */
 u32 ressd_nr_slots(sector_t log_sectors);
-/*
- * Read the superblocks: format an all-zero log, load a valid one, refuse
- * anything else with a message in *@error.  May sleep.
- */
-int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
-/* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
-int ressd_meta_write_sb(struct ressd_c *rc);
-
-/* ---- the log writer (dm-ressd-meta.c) ---- */
-
-/* Allocate and free the record buffers (may sleep). */
-int ressd_log_init(struct ressd_c *rc);
-void ressd_log_exit(struct ressd_c *rc);
-/*
- * Recover: load the superblock, replay the log into the index, write the
- * checkpoint with a raised epoch.  Called once, from the first preresume.
- */
-int ressd_log_recover(struct ressd_c *rc);
-/*
- * Put the small write @bio of @nr blocks at @block in the open record
- * (opening one if needed).  Returns its first data slot, RESSD_NO_SLOT when
- * the log is full, or RESSD_DEFER_SLOT when no record buffer is free.  The
- * blocks enter the index when their data is written (in a chunk, or with
- * the trailer).  The record of a FUA write is sealed with FUA.  Caller
- * holds rc->lock.
- */
-#define RESSD_DEFER_SLOT	(U32_MAX - 1)
-u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
-/*
- * A home write or discard over logged blocks [block, block + nr) completed:
- * record the invalidation in the open record and unmap the blocks.  False
- * when no record can take it now (rc->lock held).
- */
-bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
-/* Does anything acknowledged wait for a log flush? (rc->lock held) */
-bool __ressd_log_needs_flush(struct ressd_c *rc);
-void __ressd_origin_flushed(struct ressd_c *rc, u64 gen);
-int ressd_origin_flush(struct ressd_c *rc);
-/* Seal the open record, if any, with @flags (rc->lock held). */
-void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
-/*
- * A burst ended: write the open record's pending data now, after
- * commit_delay_us when the log is idle, or when the write in flight is done.
- */
-void __ressd_log_seal_soon(struct ressd_c *rc);
-enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
-/* The worker: writes chunks and sealed records, flushes, retries deferred bios. */
-void ressd_worker(struct work_struct *ws);
-/* Read log slot @slot into @page, synchronously (may sleep). */
-/* Reading the log forward with read-ahead (recovery, the mover's plan). */
-struct ressd_readahead;
-struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
-void ressd_ra_free(struct ressd_readahead *ra);
-int ressd_ra_read(void *ra, u32 slot, void *buf);
-
-/* The first sector of log slot @slot on the log device. */
-static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
-{
-	return rc->geo.log_offset +
-	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
-}
-
-/* Make everything acknowledged so far durable in the log (may sleep). */
-int ressd_log_sync(struct ressd_c *rc);
-/* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */
-void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
-/* Map a bio (from map() or the worker), see dm-ressd.c. */
-int ressd_map_bio(struct ressd_c *rc, struct bio *bio);
-
-/* ---- the mover (dm-ressd-mover.c) ---- */
-
-int ressd_mover_start(struct ressd_c *rc);
-void ressd_mover_stop(struct ressd_c *rc);
-/* Wake the mover: it runs if it has work (any context). */
-void ressd_mover_kick(struct ressd_c *rc);
-/*
- * A log write completed: wake the mover only if it may have work (the log
- * at or above high_watermark, or a drain), not once per write (any context).
- */
-void ressd_mover_log_grew(struct ressd_c *rc);
-/* Move everything home ("drain"); may sleep; 0 or an error. */
-int ressd_mover_drain(struct ressd_c *rc);
-
-/* ---- log records (dm-ressd-meta.c; pure unless noted) ---- */
+/* Decode a superblock that ressd_sb_check() accepted (pure). */
+void ressd_sb_decode(const struct ressd_disk_sb *sb, struct ressd_sb_info *info);
 
 /* A decoded record trailer (entries stay in the block). */
 struct ressd_rec {
@@ -559,5 +481,85 @@ struct ressd_replay {
 };
 
 int ressd_replay(struct ressd_replay *rp, const char **error);
+
+/* ---- functions in dm-ressd-meta.c: superblocks, reading the log, recovery ---- */
+
+/*
+ * Read the superblocks: format an all-zero log, load a valid one, refuse
+ * anything else with a message in *@error.  May sleep.
+ */
+int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
+/* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
+int ressd_meta_write_sb(struct ressd_c *rc);
+/*
+ * Recover: load the superblock, replay the log into the index, hand the log
+ * writer its place, write the checkpoint with a raised epoch.  Called from
+ * the first preresume (and again if that failed); may sleep.
+ */
+int ressd_meta_recover(struct ressd_c *rc);
+/* Reading the log forward with read-ahead (recovery, the mover's plan; may sleep). */
+struct ressd_readahead;
+struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
+void ressd_ra_free(struct ressd_readahead *ra);
+int ressd_ra_read(void *ra, u32 slot, void *buf);
+
+/* The first sector of log slot @slot on the log device. */
+static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
+{
+	return rc->geo.log_offset +
+	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
+}
+
+/* ---- functions in dm-ressd-log.c: the log writer ---- */
+
+/* Allocate and free the record buffers (may sleep). */
+int ressd_log_init(struct ressd_c *rc);
+void ressd_log_exit(struct ressd_c *rc);
+/*
+ * Put the small write @bio of @nr blocks at @block in the open record
+ * (opening one if needed).  Returns its first data slot, RESSD_NO_SLOT when
+ * the log is full, or RESSD_DEFER_SLOT when no record buffer is free.  The
+ * blocks enter the index when their data is written (in a chunk, or with
+ * the trailer).  The record of a FUA write is sealed with FUA.  Caller
+ * holds rc->lock.
+ */
+#define RESSD_DEFER_SLOT	(U32_MAX - 1)
+u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
+/*
+ * A home write or discard over logged blocks [block, block + nr) completed:
+ * record the invalidation in the open record and unmap the blocks.  False
+ * when no record can take it now (rc->lock held).
+ */
+bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
+/* Does anything acknowledged wait for a log flush? (rc->lock held) */
+bool __ressd_log_needs_flush(struct ressd_c *rc);
+void __ressd_origin_flushed(struct ressd_c *rc, u64 gen);
+int ressd_origin_flush(struct ressd_c *rc);
+/* Seal the open record, if any, with @flags (rc->lock held). */
+void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
+/*
+ * A burst ended: write the open record's pending data now, after
+ * commit_delay_us when the log is idle, or when the write in flight is done.
+ */
+void __ressd_log_seal_soon(struct ressd_c *rc);
+enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
+/* The worker: writes chunks and sealed records, flushes, retries deferred bios. */
+void ressd_worker(struct work_struct *ws);
+/* Make everything acknowledged so far durable in the log (may sleep). */
+int ressd_log_sync(struct ressd_c *rc);
+
+/* ---- the mover (dm-ressd-mover.c) ---- */
+
+int ressd_mover_start(struct ressd_c *rc);
+void ressd_mover_stop(struct ressd_c *rc);
+/* Wake the mover: it runs if it has work (any context). */
+void ressd_mover_kick(struct ressd_c *rc);
+/*
+ * A log write completed: wake the mover only if it may have work (the log
+ * at or above high_watermark, or a drain), not once per write (any context).
+ */
+void ressd_mover_log_grew(struct ressd_c *rc);
+/* Move everything home ("drain"); may sleep; 0 or an error. */
+int ressd_mover_drain(struct ressd_c *rc);
 
 #endif /* DM_RESSD_H */

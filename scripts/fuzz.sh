@@ -1,6 +1,6 @@
 #!/bin/bash
 # Fuzz dm-ressd's metadata code in user space: libFuzzer with ASan and UBSan
-# over dm-ressd-meta.c and dm-ressd-rbtree.c, compiled unchanged through the
+# over dm-ressd-format.c and dm-ressd-rbtree.c, compiled unchanged through the
 # shim in tests/fuzz/ (see Documentation/fuzzing.md).
 #
 #   scripts/fuzz.sh                     60 s per target (make test: --seconds 30)
@@ -182,9 +182,8 @@ if [ -n "$coverage" ]; then
 		done
 		llvm-profdata-14 merge -o "$OUT/cov/all.profdata" "$OUT"/cov/*.profraw &&
 		llvm-cov-14 report -instr-profile "$OUT/cov/all.profdata" "${objs[@]:1}" \
-			-show-functions dm-ressd-meta.c dm-ressd-rbtree.c >"$OUT/coverage.txt" 2>&1
-		# The pure functions only: the writer's are compiled, never run.
-		grep -E '^(ressd_(csum|block_csum|block_is_zero|nr_slots|sb_encode|sb_check|rec_encode|rec_decode|replay)\b|dm-ressd-meta.c:ressd_(sb_|replay_)|__?ressd_index|ressd_index|dm-ressd-rbtree.c:)' \
+			-show-functions dm-ressd-format.c dm-ressd-rbtree.c >"$OUT/coverage.txt" 2>&1
+		grep -E '^(ressd_|__ressd_|dm-ressd-format.c:|dm-ressd-rbtree.c:)' \
 			"$OUT/coverage.txt" | awk '{printf "  %-42s %4s lines, %7s covered", $1, $5, $7;
 			  if ($8 > 0) printf "; %3s branches, %7s covered", $8, $10; printf "\n"}' >&2
 		ressd_log "coverage: full report in $OUT/coverage.txt (llvm-cov-14 show for lines)"

@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The log writer: how a small write reaches the reserved area.
+ *
+ * What it owns.  The record buffers (RESSD_NR_RECORDS, allocated once), the
+ * open record and the sealed ones, the single log write in flight, the space
+ * accounting of the circular log (head, used, the unwritten records from
+ * pend_start), the sequence and epoch of the next record, the flush waiters,
+ * the seal timer, and the generations that say which invalidations are
+ * recorded, written and durable.  All of it is under rc->lock.
+ *
+ * The path of a small write.  map() calls __ressd_log_reserve(), which puts
+ * the write's blocks into the open record (opening one at head when there is
+ * none) and holds the bio there.  Nothing is copied: the data is written
+ * from the caller's pages, which ask for stable writes (see dm-ressd.c).
+ *
+ * The data goes to the log as it comes: at the end of each burst the worker
+ * writes the data held since the last one as a "chunk" (data blocks only, in
+ * slot order), indexes it and completes those writes.  A record is sealed
+ * when it is full, at a flush or FUA, or at the end of the log; the worker
+ * then writes the data still pending and the trailer that commits the whole
+ * record, as one sequential write.  So a lone small write costs one 4 KiB
+ * log write, and the trailer is paid once per flush or per full record (not
+ * per write), while the log is still written strictly in slot order.
+ *
+ * One log write (chunk or record) is in flight at a time, so that writes
+ * complete in slot order and the newest write of a block is the last one
+ * indexed, as replay applies them.  The index only ever points at data that
+ * is on the log device.
+ *
+ * Durability (I1).  Data written in chunks but not yet committed by a
+ * trailer is acknowledged like a write in a volatile cache: a flush (or a
+ * FUA write) seals the record and makes it durable.  The target always
+ * announces a volatile write cache (ti->flush_supported), so the upper
+ * layers send those flushes.  The record of a FUA write goes out with FUA,
+ * also when that write is what fills it, and with PREFLUSH when anything
+ * written before it is still volatile.  A flush with nothing written since
+ * the last one costs an empty flush of the log device, or nothing.
+ *
+ * Invalidations (I2).  A completed home write or discard over logged blocks
+ * is recorded in the open record (__ressd_log_invalidate) before its blocks
+ * leave the index.  Such a record reaches the log only after the home writes
+ * it records are durable: the origin is flushed first, or the record carries
+ * PREFLUSH on a shared device, unless an origin flush since its newest
+ * invalidation has already done it.  The generations inval_gen (recorded),
+ * origin_flushed_gen, inval_written_gen and inval_durable_gen tell the rest
+ * of the target how far each step has come.
+ *
+ * Free space (I4).  rc->used counts the slots from the tail (the oldest
+ * record the mover has not moved home) to head, plus the trailer slot the
+ * open record will take.  Small writes may use all but RESSD_INVAL_RESERVE
+ * slots; the rest is kept for records that carry only invalidations, which
+ * a direct write over logged blocks needs.  Slots between the tail and head
+ * are never handed out; only the mover moves the tail.
+ *
+ * Crash semantics.  A crash loses the open record and any record whose
+ * trailer is not durable: replay stops at the first missing trailer, and a
+ * chunk without its trailer is as if never written.  Its writes were only
+ * acknowledged as volatile, so nothing a flush or FUA made durable is lost.
+ * A failed log write or log flush latches log_broken: recovery would stop
+ * before it, so no later log write is issued or acknowledged.
+ *
+ * Context.  Records are filled by map() and by bio completions (any
+ * context, rc->lock with interrupts off); the worker (process context)
+ * submits and flushes; completions run in interrupt context under
+ * rcu_read_lock(), which the destructor waits for.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/crc32c.h>
+#include <linux/gfp.h>
+#include <linux/slab.h>
+#include <linux/highmem.h>
+#include <linux/hrtimer.h>
+#include <linux/moduleparam.h>
+
+#include "dm-ressd.h"
+
+#define DM_MSG_PREFIX "ressd-log"
+
+int ressd_log_init(struct ressd_c *rc)
+{
+	struct ressd_record *r;
+	int i;
+
+	/* Small writes keep at least as much room as invalidations. */
+	BUILD_BUG_ON(RESSD_MIN_LOG_BLOCKS - RESSD_SB_BLOCKS < 2 * RESSD_INVAL_RESERVE);
+	for (i = 0; i < RESSD_NR_RECORDS; i++) {
+		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return -ENOMEM;
+		r->hdr = alloc_page(GFP_KERNEL);
+		if (!r->hdr) {
+			kfree(r);
+			return -ENOMEM;
+		}
+		r->rc = rc;
+		list_add(&r->list, &rc->free_recs);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_init);
+
+void ressd_log_exit(struct ressd_c *rc)
+{
+	struct ressd_record *r, *tmp;
+
+	if (rc->open)
+		list_add(&rc->open->list, &rc->free_recs);
+	rc->open = NULL;
+	list_splice_init(&rc->sealed, &rc->free_recs);
+	list_for_each_entry_safe(r, tmp, &rc->free_recs, list) {
+		list_del(&r->list);
+		__free_page(r->hdr);
+		kfree(r);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_exit);
+
+/* Data blocks one record may take: a mover_batch, trailer included. */
+static u32 __ressd_max_data(struct ressd_c *rc)
+{
+	return min_t(u32, rc->tunables.mover_batch / RESSD_SECTORS_PER_BLOCK - 1,
+		     RESSD_REC_MAX_ITEMS);
+}
+
+static bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
+{
+	u32 limit = rc->lg.nr_slots - (reserve ? 0 : RESSD_INVAL_RESERVE);
+
+	return rc->used + need <= limit;
+}
+
+/* Hand out @n slots at head (data blocks of the open record). */
+static void __ressd_advance_head(struct ressd_c *rc, u32 n)
+{
+	rc->head += n;
+	if (rc->head >= rc->lg.nr_slots)
+		rc->head = 0;
+	rc->used += n;
+	rc->pend_slots += n;
+}
+
+/*
+ * Open a record at head; the caller checked the room for its trailer,
+ * which is counted in used now and takes its slot when the record is sealed.
+ */
+static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
+{
+	struct ressd_record *r;
+
+	lockdep_assert_held(&rc->lock);
+	r = list_first_entry_or_null(&rc->free_recs, struct ressd_record, list);
+	if (!r)
+		return NULL;
+	list_del_init(&r->list);
+	if (!rc->pend_slots)
+		rc->pend_start = rc->head;
+	WARN_ON_ONCE(rc->head >= rc->lg.nr_slots);
+	r->start = rc->head;
+	r->slot = r->start;
+	r->seq = rc->next_seq++;
+	r->nr_data = 0;
+	r->nr_inval = 0;
+	r->inval_gen = 0;
+	r->nr_sub = 0;
+	r->chunk_first = 0;
+	r->flags = 0;
+	r->padding = false;
+	r->status = BLK_STS_OK;
+	/* A record never wraps: its trailer is in the last slot at the latest. */
+	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - 1 - r->start);
+	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
+	bitmap_zero(r->dead, RESSD_REC_MAX_ITEMS);
+	bio_list_init(&r->bios);
+	bio_list_init(&r->chunk);
+	bio_list_init(&r->waiters);
+	rc->used++;
+	rc->pend_slots++;
+	rc->open = r;
+	return r;
+}
+
+void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
+{
+	struct ressd_record *r = rc->open;
+
+	lockdep_assert_held(&rc->lock);
+	if (!r)
+		return;
+	/* The trailer takes the slot after the data (counted in used at open). */
+	r->slot = rc->head;
+	rc->head = ressd_rec_next_slot(&rc->lg, r->slot);
+	r->flags |= flags;
+	rc->open = NULL;
+	rc->write_pending = false;
+	list_add_tail(&r->list, &rc->sealed);
+	queue_work(rc->wq, &rc->worker);
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal);
+
+/*
+ * The end of a burst: write the open record's pending data now when the log
+ * device is idle; otherwise let it gather until the write in flight is done
+ * (group commit: chunks grow with the load).
+ */
+static unsigned int commit_delay_us;
+module_param(commit_delay_us, uint, 0644);
+MODULE_PARM_DESC(commit_delay_us,
+		 "Longest wait for more small writes before an idle log writes them (0: none)");
+
+/* Nothing in flight and nothing sealed: the worker may write a chunk. */
+static bool __ressd_log_idle(struct ressd_c *rc)
+{
+	return !rc->inflight && list_empty(&rc->sealed);
+}
+
+void __ressd_log_seal_soon(struct ressd_c *rc)
+{
+	unsigned int delay = READ_ONCE(commit_delay_us);
+
+	lockdep_assert_held(&rc->lock);
+	if (!rc->open || bio_list_empty(&rc->open->bios))
+		return;
+	/*
+	 * Whatever happens next (a write completes, or the timer fires)
+	 * writes the pending data because of this flag; the timer of an
+	 * earlier burst may already be running, and serves this one too.
+	 */
+	rc->write_pending = true;
+	if (!__ressd_log_idle(rc))
+		return;
+	if (!delay)
+		queue_work(rc->wq, &rc->worker);
+	else if (!hrtimer_active(&rc->seal_timer))
+		hrtimer_start(&rc->seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL);
+}
+
+enum hrtimer_restart ressd_seal_timer(struct hrtimer *t)
+{
+	struct ressd_c *rc = container_of(t, struct ressd_c, seal_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	if (rc->write_pending && __ressd_log_idle(rc))
+		queue_work(rc->wq, &rc->worker);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/* Room for @nr more data blocks in the open record? */
+static bool __ressd_rec_fits(struct ressd_record *r, u32 nr)
+{
+	return r->nr_data + nr <= r->cap &&
+	       r->nr_data + nr + r->nr_inval <= RESSD_REC_MAX_ITEMS;
+}
+
+u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
+{
+	struct ressd_record *r = rc->open;
+	u32 first, i;
+
+	lockdep_assert_held(&rc->lock);
+	if (!rc->recovered || rc->suspending || nr > __ressd_max_data(rc))
+		return RESSD_NO_SLOT;
+	if (r && !__ressd_rec_fits(r, nr)) {
+		__ressd_log_seal(rc, 0);
+		r = NULL;
+	}
+	if (!r) {
+		if (!__ressd_log_room(rc, 1 + nr, false))
+			return RESSD_NO_SLOT;
+		r = __ressd_log_open(rc);
+		if (!r)
+			return RESSD_DEFER_SLOT;
+		if (!__ressd_rec_fits(r, nr)) {
+			/*
+			 * Too close to the end of the log (nr fits any record that
+			 * starts at slot 0): this record fills the rest of the log
+			 * with dead entries and a trailer in the last slot, of
+			 * which only the trailer is written; the next record
+			 * starts at slot 0.
+			 */
+			r->padding = true;
+			for (i = 0; i < r->cap; i++) {
+				r->items[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
+				r->items[i].csum = 0;
+			}
+			r->nr_data = r->cap;
+			__ressd_advance_head(rc, r->cap);
+			__ressd_log_seal(rc, 0);
+			if (!__ressd_log_room(rc, 1 + nr, false))
+				return RESSD_NO_SLOT;
+			r = __ressd_log_open(rc);
+			if (!r)
+				return RESSD_DEFER_SLOT;
+		}
+	} else if (!__ressd_log_room(rc, nr, false)) {
+		return RESSD_NO_SLOT;
+	}
+	first = r->start + r->nr_data;
+	if (WARN_ON_ONCE(first + nr >= rc->lg.nr_slots))
+		return RESSD_NO_SLOT;
+	for (i = 0; i < nr; i++) {
+		r->items[r->nr_data + i].block = cpu_to_le64(block + i);
+		r->items[r->nr_data + i].csum = 0;
+	}
+	r->nr_data += nr;
+	__ressd_advance_head(rc, nr);
+	bio_list_add(&r->bios, bio);
+	/*
+	 * A FUA write is acknowledged when its record is written: that record
+	 * goes out with FUA, also when this write is what fills it (I1).  The
+	 * block layer has already split a PREFLUSH off a write with data; one
+	 * that still carries it is treated as FUA.
+	 */
+	if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH))
+		__ressd_log_seal(rc, REQ_FUA);
+	else if (!__ressd_rec_fits(r, 1))
+		__ressd_log_seal(rc, 0);
+	return first;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
+
+/*
+ * Entries of unwritten records (open, sealed or in flight) for blocks that a
+ * completed home write has just superseded must not enter the index when
+ * their data is written.  Only those of the record that takes the
+ * invalidation (the open one) are also marked dead on disk: there that is
+ * required (replay applies a record's invalidations before its entries),
+ * and the two become durable together.  An older record keeps them live on
+ * disk: it may become durable (a flush in progress) while the record with
+ * the invalidation does not, and a dead mark would then bring back a copy
+ * older than the one it held, which may have been flushed (I2).
+ */
+static void __ressd_kill_entries(struct ressd_record *r, u64 block, u64 nr,
+				 bool dead)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_data; i++) {
+		u64 b = le64_to_cpu(r->items[i].block);
+
+		if (b >= block && b - block < nr) {
+			set_bit(i, r->killed);
+			if (dead)
+				set_bit(i, r->dead);
+		}
+	}
+}
+
+bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
+{
+	struct ressd_record *r = rc->open;
+	u64 done = 0;
+
+	lockdep_assert_held(&rc->lock);
+	while (done < nr) {
+		struct ressd_disk_inval *inv;
+		u32 n = min_t(u64, nr - done, U32_MAX);
+
+		if (r && r->nr_data + r->nr_inval + 1 > RESSD_REC_MAX_ITEMS) {
+			__ressd_log_seal(rc, 0);
+			r = NULL;
+		}
+		if (!r) {
+			if (!__ressd_log_room(rc, 1, true))
+				return false;
+			r = __ressd_log_open(rc);
+			if (!r)
+				return false;
+		}
+		inv = (struct ressd_disk_inval *)&r->items[RESSD_REC_MAX_ITEMS - 1 - r->nr_inval];
+		inv->block = cpu_to_le64(block + done);
+		inv->nr_blocks = cpu_to_le32(n);
+		r->nr_inval++;
+		r->inval_gen = ++rc->inval_gen;
+		done += n;
+	}
+	/* Only now, with the invalidation recorded, unmap the blocks. */
+	spin_lock(&rc->index.lock);
+	__ressd_index_remove_range(&rc->index, block, nr);
+	spin_unlock(&rc->index.lock);
+	if (rc->inflight && rc->inflight != rc->open)
+		__ressd_kill_entries(rc->inflight, block, nr, false);
+	list_for_each_entry(r, &rc->sealed, list)
+		__ressd_kill_entries(r, block, nr, false);
+	/* Last: the invalidation itself may have sealed the old open record. */
+	if (rc->open)
+		__ressd_kill_entries(rc->open, block, nr, true);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_invalidate);
+
+/* An origin flush issued when rc->inval_gen was @gen completed (rc->lock held). */
+void __ressd_origin_flushed(struct ressd_c *rc, u64 gen)
+{
+	lockdep_assert_held(&rc->lock);
+	if (gen > rc->origin_flushed_gen)
+		rc->origin_flushed_gen = gen;
+}
+
+/* Flush the origin; the invalidations recorded so far are then covered. */
+int ressd_origin_flush(struct ressd_c *rc)
+{
+	u64 gen;
+	int err;
+
+	spin_lock_irq(&rc->lock);
+	gen = rc->inval_gen;
+	spin_unlock_irq(&rc->lock);
+	err = blkdev_issue_flush(rc->origin->bdev);
+	if (err)
+		return err;
+	spin_lock_irq(&rc->lock);
+	__ressd_origin_flushed(rc, gen);
+	spin_unlock_irq(&rc->lock);
+	return 0;
+}
+
+bool __ressd_log_needs_flush(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->log_dirty || rc->inflight || !list_empty(&rc->sealed) ||
+	       (rc->open && (rc->open->nr_data || rc->open->nr_inval));
+}
+
+static void ressd_complete_list(struct bio_list *list, blk_status_t status)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(list))) {
+		if (status)
+			bio->bi_status = status;
+		bio_endio(bio);
+	}
+}
+
+/* Index entries [@first, @end) of @r, skipping dead and killed ones (rc->lock held). */
+static void __ressd_rec_index(struct ressd_c *rc, struct ressd_record *r,
+			      u32 first, u32 end)
+{
+	u32 i;
+
+	lockdep_assert_held(&rc->lock);
+	spin_lock(&rc->index.lock);
+	for (i = first; i < end; i++) {
+		u64 b = le64_to_cpu(r->items[i].block);
+
+		if (b != RESSD_DEAD_BLOCK && !test_bit(i, r->killed))
+			__ressd_index_insert(&rc->index, b, r->start + i);
+	}
+	spin_unlock(&rc->index.lock);
+}
+
+/*
+ * A log write or log flush failed: recovery stops at the first record
+ * missing, so no later log write or log flush may succeed.  Latch that, and
+ * the mode.  Any context.
+ */
+static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const char *why)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->log_broken = true;
+	spin_unlock_irqrestore(&rc->lock, flags);
+	ressd_set_mode(rc, mode, why);
+}
+
+/*
+ * The log write in flight is done: what every completion does last.  Its
+ * writes and the flushes waiting on it get its status.
+ */
+static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
+				 struct bio_list *waiters, blk_status_t status)
+{
+	ressd_complete_list(bios, status);
+	if (waiters)
+		ressd_complete_list(waiters, status);
+	wake_up_all(&rc->wait);
+	queue_work(rc->wq, &rc->worker);
+	ressd_mover_log_grew(rc);
+}
+
+/* A chunk of the open (or since sealed) record is on the log device. */
+static void ressd_chunk_done(struct ressd_record *r)
+{
+	struct ressd_c *rc = r->rc;
+	blk_status_t status = r->status;
+	struct bio_list bios;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->inflight = NULL;
+	if (!status) {
+		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
+		rc->log_dirty = true;
+	}
+	bios = r->chunk;
+	bio_list_init(&r->chunk);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	ressd_log_write_done(rc, &bios, NULL, status);
+}
+
+/* A record is on the medium (or failed): index it, complete its writes. */
+static void ressd_record_done(struct ressd_record *r)
+{
+	struct ressd_c *rc = r->rc;
+	blk_status_t status = r->status;
+	struct bio_list bios, waiters;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->inflight = NULL;
+	rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
+	rc->pend_slots -= 1 + r->nr_data;
+	if (!status) {
+		if (!r->padding)
+			__ressd_rec_index(rc, r, r->nr_sub, r->nr_data);
+		if ((r->flags & (REQ_PREFLUSH | REQ_FUA)) == (REQ_PREFLUSH | REQ_FUA))
+			rc->log_dirty = false;
+		else if (!(r->flags & REQ_FUA))
+			rc->log_dirty = true;
+		rc->inval_written_gen = max(rc->inval_written_gen, r->inval_gen);
+		/*
+		 * A FUA record is durable, and so is everything before it: it
+		 * carried PREFLUSH unless nothing written before was volatile.
+		 */
+		if (r->flags & REQ_FUA)
+			rc->inval_durable_gen = rc->inval_written_gen;
+	}
+	bios = r->bios;
+	waiters = r->waiters;
+	bio_list_init(&r->bios);
+	bio_list_init(&r->waiters);
+	/* From here on r may be reopened: only the copies above are used. */
+	list_add(&r->list, &rc->free_recs);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	ressd_log_write_done(rc, &bios, &waiters, status);
+}
+
+/* The last log bio of a chunk or a record completed. */
+static bool ressd_log_bio_done(struct bio *bio, struct ressd_record **rp)
+{
+	struct ressd_record *r = bio->bi_private;
+
+	if (bio->bi_status) {
+		r->status = bio->bi_status;
+		ressd_log_broken(r->rc, RESSD_MODE_FAIL, "log write failed");
+	}
+	bio_put(bio);
+	*rp = r;
+	return atomic_dec_and_test(&r->remaining);
+}
+
+/*
+ * Once the completion of a log write has completed the bios waiting on it,
+ * a suspend may finish and the destructor run while the completion still
+ * touches the target: it runs under rcu_read_lock(), and the destructor
+ * waits with synchronize_rcu().
+ */
+static void ressd_chunk_endio(struct bio *bio)
+{
+	struct ressd_record *r;
+
+	rcu_read_lock();
+	if (ressd_log_bio_done(bio, &r))
+		ressd_chunk_done(r);
+	rcu_read_unlock();
+}
+
+static void ressd_record_endio(struct bio *bio)
+{
+	struct ressd_record *r;
+
+	rcu_read_lock();
+	if (ressd_log_bio_done(bio, &r))
+		ressd_record_done(r);
+	rcu_read_unlock();
+}
+
+/*
+ * crc32c of the data of the held writes in @list, block by block across
+ * segments, into the entries from @i on.  Returns the entry after the last.
+ */
+static u32 ressd_bios_csum(struct ressd_c *rc, struct ressd_record *r,
+			   struct bio_list *list, u32 i)
+{
+	u32 seed = (u32)rc->lg.nonce ^ (u32)(rc->lg.nonce >> 32);
+	u32 filled = 0, crc = seed;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	struct bio *ubio;
+
+	bio_list_for_each(ubio, list) {
+		bio_for_each_segment(bv, ubio, iter) {
+			u8 *p = bvec_kmap_local(&bv);
+			u32 off = 0;
+
+			while (off < bv.bv_len) {
+				u32 n = min(bv.bv_len - off, RESSD_BLOCK_SIZE - filled);
+
+				crc = crc32c(crc, p + off, n);
+				off += n;
+				filled += n;
+				if (filled == RESSD_BLOCK_SIZE) {
+					r->items[i++].csum = cpu_to_le32(crc);
+					crc = seed;
+					filled = 0;
+				}
+			}
+			kunmap_local(p);
+		}
+	}
+	WARN_ON_ONCE(filled);
+	return i;
+}
+
+/*
+ * One sequential log write being built: the bios are cut at the vector
+ * limit.  Each bio carries the record's FUA, and its PREFLUSH goes on the
+ * last one, which holds the trailer: the block layer orders a bio only
+ * behind its own preflush, so a trailer (with its invalidations) in a bio
+ * without one could reach the medium before the home writes and the earlier
+ * chunks that the flush must cover (I2).  An earlier bio of the record that
+ * is not durable at a crash only makes entries of an unacknowledged record
+ * torn.
+ */
+struct ressd_log_write {
+	struct ressd_c *rc;
+	struct ressd_record *r;
+	struct bio *bio;
+	sector_t sector;
+	blk_opf_t opf;
+	bio_end_io_t *end_io;
+};
+
+static void ressd_lw_add(struct ressd_log_write *w, struct page *page,
+			 unsigned int len, unsigned int off)
+{
+	struct ressd_c *rc = w->rc;
+
+	if (w->bio && bio_add_page(w->bio, page, len, off) == len)
+		goto added;
+	if (w->bio) {
+		atomic_inc(&w->r->remaining);
+		w->bio->bi_opf &= ~REQ_PREFLUSH;	/* not the last bio */
+		submit_bio_noacct(w->bio);
+	}
+	w->bio = bio_alloc_bioset(rc->log->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO, &rc->bs);
+	w->bio->bi_iter.bi_sector = w->sector;
+	w->bio->bi_end_io = w->end_io;
+	w->bio->bi_private = w->r;
+	__bio_add_page(w->bio, page, len, off);
+added:
+	w->sector += len >> SECTOR_SHIFT;
+}
+
+static void ressd_lw_add_bios(struct ressd_log_write *w, struct bio_list *list)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	struct bio *ubio;
+
+	bio_list_for_each(ubio, list)
+		bio_for_each_segment(bv, ubio, iter)
+			ressd_lw_add(w, bv.bv_page, bv.bv_len, bv.bv_offset);
+}
+
+/* Submit the last bio; true when the whole write is already done. */
+static bool ressd_lw_finish(struct ressd_log_write *w)
+{
+	if (w->bio) {
+		atomic_inc(&w->r->remaining);
+		submit_bio_noacct(w->bio);
+	}
+	return atomic_dec_and_test(&w->r->remaining);
+}
+
+/* Write the chunk the worker took from the open record: data blocks only. */
+static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
+{
+	struct ressd_log_write w = {
+		.rc = rc, .r = r, .opf = REQ_OP_WRITE | REQ_SYNC,
+		.end_io = ressd_chunk_endio,
+		.sector = ressd_slot_sector(rc, r->start + r->chunk_first),
+	};
+
+	u32 end = ressd_bios_csum(rc, r, &r->chunk, r->chunk_first);
+
+	WARN_ON_ONCE(end != r->nr_sub);
+	atomic_set(&r->remaining, 1);
+	ressd_lw_add_bios(&w, &r->chunk);
+	if (ressd_lw_finish(&w))
+		ressd_chunk_done(r);
+}
+
+/*
+ * A record's invalidations must not reach the log before the home writes
+ * they record: a power cut could keep the invalidation and lose the home
+ * write, and the block would read data older than the logged copy that the
+ * invalidation dropped (I2).  So the origin is flushed first unless an
+ * origin flush since the newest of them has done it; on a shared device the
+ * record's PREFLUSH does it.
+ */
+static int ressd_rec_origin_durable(struct ressd_c *rc, struct ressd_record *r)
+{
+	bool flush;
+
+	spin_lock_irq(&rc->lock);
+	flush = r->nr_inval && r->inval_gen > rc->origin_flushed_gen;
+	if (flush && rc->origin->bdev == rc->log->bdev) {
+		r->flags |= REQ_PREFLUSH;
+		flush = false;
+	}
+	spin_unlock_irq(&rc->lock);
+	return flush ? ressd_origin_flush(rc) : 0;
+}
+
+/*
+ * Write a sealed record: the data still pending, then its trailer, in as
+ * few bios as the vector limit allows.  Each entry's crc32c is taken from
+ * the data itself, before the write is acknowledged.
+ */
+static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
+{
+	struct ressd_log_write w = {
+		.rc = rc, .r = r, .end_io = ressd_record_endio,
+	};
+	struct ressd_rec hdr = { };
+	u32 i;
+
+	if (ressd_rec_origin_durable(rc, r)) {
+		/*
+		 * The home writes of its invalidations may not be durable.
+		 * Written, the record would make its invalidations count
+		 * once any later log flush succeeds: a power cut could then
+		 * lose a home write and replay would unmap its block, which
+		 * would read home data older than its durable logged copy
+		 * (I2).  So it fails as a failed log write does: nothing is
+		 * written to the log from now on (recovery stops before this
+		 * record, where those copies are still mapped), its writes
+		 * and the flushes that wait on it fail, and reads still work
+		 * (ro).
+		 */
+		r->status = BLK_STS_IOERR;
+		ressd_log_broken(rc, RESSD_MODE_RO, "origin flush failed");
+		ressd_record_done(r);
+		return;
+	}
+	i = ressd_bios_csum(rc, r, &r->bios, r->nr_sub);
+	WARN_ON_ONCE(!r->padding && i != r->nr_data);
+	WARN_ON_ONCE(r->slot != r->start + r->nr_data);
+
+	spin_lock_irq(&rc->lock);
+	hdr.tail_slot = rc->tail_slot;
+	hdr.tail_seq = rc->tail_seq;
+	hdr.epoch = rc->epoch;
+	/* A FUA record commits what was written before it: flush that first. */
+	if ((r->flags & REQ_FUA) && (rc->log_dirty || r->nr_sub))
+		r->flags |= REQ_PREFLUSH;
+	/* Entries superseded by its own invalidations are dead on disk. */
+	for (i = 0; i < r->nr_data; i++)
+		if (test_bit(i, r->dead))
+			r->items[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
+	spin_unlock_irq(&rc->lock);
+	hdr.seq = r->seq;
+	hdr.slot = r->slot;
+	hdr.nr_data = r->nr_data;
+	hdr.nr_inval = r->nr_inval;
+	/* Invalidations were filled from the back: move them after the entries. */
+	memmove(&r->items[r->nr_data], &r->items[RESSD_REC_MAX_ITEMS - r->nr_inval],
+		r->nr_inval * sizeof(r->items[0]));
+	ressd_rec_encode(page_address(r->hdr), &rc->lg, &hdr, r->items,
+			 (struct ressd_disk_inval *)&r->items[r->nr_data]);
+
+	w.opf = REQ_OP_WRITE | REQ_SYNC | (r->flags & (REQ_FUA | REQ_PREFLUSH));
+	/* A padding record's dead slots are not written: only its trailer. */
+	w.sector = ressd_slot_sector(rc, r->padding ? r->slot : r->start + r->nr_sub);
+	atomic_set(&r->remaining, 1);
+	ressd_lw_add_bios(&w, &r->bios);
+	ressd_lw_add(&w, r->hdr, RESSD_BLOCK_SIZE, 0);
+	atomic64_inc(&rc->metadata_commits);
+	if (ressd_lw_finish(&w))
+		ressd_record_done(r);
+}
+
+/* Flush waiters: attach them to the newest record, or flush the log. */
+static void ressd_worker_flush(struct ressd_c *rc)
+{
+	struct bio_list waiters;
+	struct ressd_record *r;
+	int err;
+
+	spin_lock_irq(&rc->lock);
+	if (bio_list_empty(&rc->flush_waiters)) {
+		spin_unlock_irq(&rc->lock);
+		return;
+	}
+	if (rc->open && (rc->open->nr_data || rc->open->nr_inval))
+		__ressd_log_seal(rc, 0);
+	if (!list_empty(&rc->sealed)) {
+		/* The newest sealed record flushes all before it. */
+		r = list_last_entry(&rc->sealed, struct ressd_record, list);
+		r->flags |= REQ_PREFLUSH | REQ_FUA;
+		bio_list_merge(&r->waiters, &rc->flush_waiters);
+		bio_list_init(&rc->flush_waiters);
+		spin_unlock_irq(&rc->lock);
+		return;
+	}
+	if (rc->inflight) {
+		/* Wait for it; its completion runs the worker again. */
+		spin_unlock_irq(&rc->lock);
+		return;
+	}
+	waiters = rc->flush_waiters;
+	bio_list_init(&rc->flush_waiters);
+	if (rc->log_broken) {
+		/* What was acknowledged after the last record is lost. */
+		spin_unlock_irq(&rc->lock);
+		ressd_complete_list(&waiters, BLK_STS_IOERR);
+		return;
+	}
+	if (!rc->log_dirty) {
+		spin_unlock_irq(&rc->lock);
+		ressd_complete_list(&waiters, BLK_STS_OK);
+		return;
+	}
+	spin_unlock_irq(&rc->lock);
+	err = blkdev_issue_flush(rc->log->bdev);
+	spin_lock_irq(&rc->lock);
+	/* Nothing was written meanwhile: only the worker writes the log. */
+	if (!err) {
+		rc->log_dirty = false;
+		rc->inval_durable_gen = rc->inval_written_gen;
+	}
+	spin_unlock_irq(&rc->lock);
+	if (err)
+		ressd_log_broken(rc, RESSD_MODE_FAIL, "log flush failed");
+	ressd_complete_list(&waiters, errno_to_blk_status(err));
+}
+
+/* Held home writes whose invalidation found no room: try again. */
+static void ressd_worker_inval_retry(struct ressd_c *rc)
+{
+	struct bio_list done, failed;
+	struct bio *bio;
+	bool wake;
+
+	bio_list_init(&done);
+	bio_list_init(&failed);
+	spin_lock_irq(&rc->lock);
+	if (rc->mode != RESSD_MODE_RW) {
+		/*
+		 * Only the mover can make room, and it runs only in rw: these
+		 * writes are complete at home, but their invalidation will
+		 * never be recorded, so the logged copy stays the one a read
+		 * returns, and they fail.
+		 */
+		while ((bio = bio_list_pop(&rc->inval_retry))) {
+			struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
+
+			list_del_init(&io->busy);
+			bio_list_add(&failed, bio);
+		}
+	}
+	while ((bio = bio_list_peek(&rc->inval_retry))) {
+		struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
+
+		if (!__ressd_log_invalidate(rc, io->block, io->nr))
+			break;
+		bio_list_pop(&rc->inval_retry);
+		list_del_init(&io->busy);
+		if (bio->bi_opf & REQ_FUA)
+			bio_list_add(&rc->flush_waiters, bio);
+		else
+			bio_list_add(&done, bio);
+	}
+	/* Still no room: the mover must make it, even paused (mover.c). */
+	wake = !bio_list_empty(&rc->inval_retry);
+	spin_unlock_irq(&rc->lock);
+	if (wake)
+		wake_up(&rc->mover_wait);
+	ressd_complete_list(&done, BLK_STS_OK);
+	ressd_complete_list(&failed, BLK_STS_IOERR);
+}
+
+/*
+ * The next log write, if the log device is idle: the oldest sealed record,
+ * else the open record's pending data when its burst has ended.  Sets
+ * *@chunk for the latter.
+ */
+static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
+{
+	struct ressd_record *r;
+
+	lockdep_assert_held(&rc->lock);
+	if (rc->inflight)
+		return NULL;
+	r = list_first_entry_or_null(&rc->sealed, struct ressd_record, list);
+	if (r) {
+		list_del_init(&r->list);
+		*chunk = false;
+	} else {
+		r = rc->open;
+		if (!r || !rc->write_pending || bio_list_empty(&r->bios))
+			return NULL;
+		rc->write_pending = false;
+		r->chunk = r->bios;
+		bio_list_init(&r->bios);
+		r->chunk_first = r->nr_sub;
+		r->nr_sub = r->nr_data;
+		*chunk = true;
+	}
+	rc->inflight = r;
+	return r;
+}
+
+void ressd_worker(struct work_struct *ws)
+{
+	struct ressd_c *rc = container_of(ws, struct ressd_c, worker);
+	struct ressd_record *r;
+	struct bio_list bios;
+	struct bio *bio;
+	bool chunk = false;
+
+	ressd_worker_inval_retry(rc);
+	ressd_worker_flush(rc);
+	for (;;) {
+		bool broken;
+
+		spin_lock_irq(&rc->lock);
+		r = __ressd_next_write(rc, &chunk);
+		broken = rc->log_broken;
+		spin_unlock_irq(&rc->lock);
+		if (!r)
+			break;
+		if (broken) {
+			/* Not issued: it would follow a missing record. */
+			r->status = BLK_STS_IOERR;
+			if (chunk)
+				ressd_chunk_done(r);
+			else
+				ressd_record_done(r);
+		} else if (chunk) {
+			ressd_chunk_submit(rc, r);
+		} else {
+			ressd_record_submit(rc, r);
+		}
+	}
+	ressd_worker_flush(rc);
+
+	spin_lock_irq(&rc->lock);
+	bios = rc->deferred;
+	bio_list_init(&rc->deferred);
+	spin_unlock_irq(&rc->lock);
+	while ((bio = bio_list_pop(&bios))) {
+		switch (ressd_map_bio(rc, bio)) {
+		case DM_MAPIO_REMAPPED:
+			dm_submit_bio_remap(bio, NULL);
+			break;
+		case DM_MAPIO_KILL:
+			bio_io_error(bio);
+			break;
+		default:	/* held in a record, or deferred again */
+			break;
+		}
+	}
+}
+
+static void ressd_sync_endio(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+int ressd_log_sync(struct ressd_c *rc)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct bio *token;
+	int r;
+
+	/* A bio that is never submitted: it only waits with the others. */
+	token = bio_alloc_bioset(NULL, 0, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
+	token->bi_end_io = ressd_sync_endio;
+	token->bi_private = &done;
+	spin_lock_irq(&rc->lock);
+	bio_list_add(&rc->flush_waiters, token);
+	spin_unlock_irq(&rc->lock);
+	queue_work(rc->wq, &rc->worker);
+	wait_for_completion(&done);
+	r = blk_status_to_errno(token->bi_status);
+	bio_put(token);
+	return r;
+}
