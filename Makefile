@@ -6,6 +6,7 @@
 #   make tools           build tools/ressdsetup (the setup tool)
 #   make install         modules_install + depmod, and ressdsetup with its man page
 #   make check           W=1 and sparse builds, checkpatch, kernel-doc
+#   make graph           the kernel files, what each owns, calls between them, no cycle
 #   make kunit           KUnit suites in the UML debug kernel
 #   make test-uml        functional tests in the UML debug kernel
 #   make test-vm         functional tests in the Debian kernel under QEMU
@@ -33,7 +34,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 SH := bash
 
 .PHONY: all modules tools clean install check kunit test-uml test-vm test-host test test-quick deps demo bench \
-	bench-cpu dkms-install dkms-remove soak
+	bench-cpu dkms-install dkms-remove soak graph
 
 all: modules
 
@@ -59,6 +60,9 @@ deps:
 
 check:
 	$(SH) scripts/check.sh
+
+graph:
+	python3 scripts/graph.py
 
 kunit:
 	$(SH) scripts/test-guest.sh kunit

@@ -526,3 +526,9 @@ read_error:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_replay);
+
+u64 ressd_checkpoint_epoch(u64 seq, u64 first_seq, u64 epoch, u64 chain_epoch)
+{
+	return seq >= first_seq ? epoch : chain_epoch;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_checkpoint_epoch);

@@ -46,7 +46,7 @@
  * origin_flushed_gen, inval_written_gen and inval_durable_gen tell the rest
  * of the target how far each step has come.
  *
- * Free space (I4).  rc->used counts the slots from the tail (the oldest
+ * Free space (I4).  rc->log.used counts the slots from the tail (the oldest
  * record the mover has not moved home) to head, plus the trailer slot the
  * open record will take.  Small writes may use all but RESSD_INVAL_RESERVE
  * slots; the rest is kept for records that carry only invalidations, which
@@ -78,13 +78,24 @@
 
 #define DM_MSG_PREFIX "ressd-log"
 
+static enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
+
 int ressd_log_init(struct ressd_c *rc)
 {
+	struct ressd_log *log = &rc->log;
 	struct ressd_record *r;
 	int i;
 
 	/* Small writes keep at least as much room as invalidations. */
 	BUILD_BUG_ON(RESSD_MIN_LOG_BLOCKS - RESSD_SB_BLOCKS < 2 * RESSD_INVAL_RESERVE);
+	INIT_LIST_HEAD(&log->sealed);
+	INIT_LIST_HEAD(&log->free_recs);
+	INIT_LIST_HEAD(&log->pending);
+	bio_list_init(&log->flush_waiters);
+	init_waitqueue_head(&log->mover_wait);
+	hrtimer_init(&log->seal_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	log->seal_timer.function = ressd_seal_timer;
+	log->wake_used = U32_MAX;
 	for (i = 0; i < RESSD_NR_RECORDS; i++) {
 		r = kzalloc(sizeof(*r), GFP_KERNEL);
 		if (!r)
@@ -95,7 +106,7 @@ int ressd_log_init(struct ressd_c *rc)
 			return -ENOMEM;
 		}
 		r->rc = rc;
-		list_add(&r->list, &rc->free_recs);
+		list_add(&r->list, &rc->log.free_recs);
 	}
 	return 0;
 }
@@ -105,11 +116,11 @@ void ressd_log_exit(struct ressd_c *rc)
 {
 	struct ressd_record *r, *tmp;
 
-	if (rc->open)
-		list_add(&rc->open->list, &rc->free_recs);
-	rc->open = NULL;
-	list_splice_init(&rc->sealed, &rc->free_recs);
-	list_for_each_entry_safe(r, tmp, &rc->free_recs, list) {
+	if (rc->log.open)
+		list_add(&rc->log.open->list, &rc->log.free_recs);
+	rc->log.open = NULL;
+	list_splice_init(&rc->log.sealed, &rc->log.free_recs);
+	list_for_each_entry_safe(r, tmp, &rc->log.free_recs, list) {
 		list_del(&r->list);
 		__free_page(r->hdr);
 		kfree(r);
@@ -128,17 +139,17 @@ static bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 {
 	u32 limit = rc->lg.nr_slots - (reserve ? 0 : RESSD_INVAL_RESERVE);
 
-	return rc->used + need <= limit;
+	return rc->log.used + need <= limit;
 }
 
 /* Hand out @n slots at head (data blocks of the open record). */
 static void __ressd_advance_head(struct ressd_c *rc, u32 n)
 {
-	rc->head += n;
-	if (rc->head >= rc->lg.nr_slots)
-		rc->head = 0;
-	rc->used += n;
-	rc->pend_slots += n;
+	rc->log.head += n;
+	if (rc->log.head >= rc->lg.nr_slots)
+		rc->log.head = 0;
+	WRITE_ONCE(rc->log.used, rc->log.used + n);
+	rc->log.pend_slots += n;
 }
 
 /*
@@ -150,16 +161,16 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	struct ressd_record *r;
 
 	lockdep_assert_held(&rc->lock);
-	r = list_first_entry_or_null(&rc->free_recs, struct ressd_record, list);
+	r = list_first_entry_or_null(&rc->log.free_recs, struct ressd_record, list);
 	if (!r)
 		return NULL;
 	list_del_init(&r->list);
-	if (!rc->pend_slots)
-		rc->pend_start = rc->head;
-	WARN_ON_ONCE(rc->head >= rc->lg.nr_slots);
-	r->start = rc->head;
+	if (!rc->log.pend_slots)
+		rc->log.pend_start = rc->log.head;
+	WARN_ON_ONCE(rc->log.head >= rc->lg.nr_slots);
+	r->start = rc->log.head;
 	r->slot = r->start;
-	r->seq = rc->next_seq++;
+	r->seq = rc->log.next_seq++;
 	r->nr_data = 0;
 	r->nr_inval = 0;
 	r->inval_gen = 0;
@@ -175,27 +186,27 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	bio_list_init(&r->bios);
 	bio_list_init(&r->chunk);
 	bio_list_init(&r->waiters);
-	rc->used++;
-	rc->pend_slots++;
-	rc->open = r;
+	WRITE_ONCE(rc->log.used, rc->log.used + 1);
+	rc->log.pend_slots++;
+	rc->log.open = r;
 	return r;
 }
 
 void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
 {
-	struct ressd_record *r = rc->open;
+	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
 	if (!r)
 		return;
 	/* The trailer takes the slot after the data (counted in used at open). */
-	r->slot = rc->head;
-	rc->head = ressd_rec_next_slot(&rc->lg, r->slot);
+	r->slot = rc->log.head;
+	rc->log.head = ressd_rec_next_slot(&rc->lg, r->slot);
 	r->flags |= flags;
-	rc->open = NULL;
-	rc->write_pending = false;
-	list_add_tail(&r->list, &rc->sealed);
-	queue_work(rc->wq, &rc->worker);
+	rc->log.open = NULL;
+	rc->log.write_pending = false;
+	list_add_tail(&r->list, &rc->log.sealed);
+	ressd_kick(rc);
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal);
 
@@ -212,7 +223,7 @@ MODULE_PARM_DESC(commit_delay_us,
 /* Nothing in flight and nothing sealed: the worker may write a chunk. */
 static bool __ressd_log_idle(struct ressd_c *rc)
 {
-	return !rc->inflight && list_empty(&rc->sealed);
+	return !rc->log.inflight && list_empty(&rc->log.sealed);
 }
 
 void __ressd_log_seal_soon(struct ressd_c *rc)
@@ -220,31 +231,31 @@ void __ressd_log_seal_soon(struct ressd_c *rc)
 	unsigned int delay = READ_ONCE(commit_delay_us);
 
 	lockdep_assert_held(&rc->lock);
-	if (!rc->open || bio_list_empty(&rc->open->bios))
+	if (!rc->log.open || bio_list_empty(&rc->log.open->bios))
 		return;
 	/*
 	 * Whatever happens next (a write completes, or the timer fires)
 	 * writes the pending data because of this flag; the timer of an
 	 * earlier burst may already be running, and serves this one too.
 	 */
-	rc->write_pending = true;
+	rc->log.write_pending = true;
 	if (!__ressd_log_idle(rc))
 		return;
 	if (!delay)
-		queue_work(rc->wq, &rc->worker);
-	else if (!hrtimer_active(&rc->seal_timer))
-		hrtimer_start(&rc->seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
+		ressd_kick(rc);
+	else if (!hrtimer_active(&rc->log.seal_timer))
+		hrtimer_start(&rc->log.seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
 }
 
-enum hrtimer_restart ressd_seal_timer(struct hrtimer *t)
+static enum hrtimer_restart ressd_seal_timer(struct hrtimer *t)
 {
-	struct ressd_c *rc = container_of(t, struct ressd_c, seal_timer);
+	struct ressd_c *rc = container_of(t, struct ressd_c, log.seal_timer);
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	if (rc->write_pending && __ressd_log_idle(rc))
-		queue_work(rc->wq, &rc->worker);
+	if (rc->log.write_pending && __ressd_log_idle(rc))
+		ressd_kick(rc);
 	spin_unlock_irqrestore(&rc->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -258,7 +269,7 @@ static bool __ressd_rec_fits(struct ressd_record *r, u32 nr)
 
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 {
-	struct ressd_record *r = rc->open;
+	struct ressd_record *r = rc->log.open;
 	u32 first, i;
 
 	lockdep_assert_held(&rc->lock);
@@ -352,7 +363,7 @@ static void __ressd_kill_entries(struct ressd_record *r, u64 block, u64 nr,
 
 bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 {
-	struct ressd_record *r = rc->open;
+	struct ressd_record *r = rc->log.open;
 	u64 done = 0;
 
 	lockdep_assert_held(&rc->lock);
@@ -375,30 +386,30 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 		inv->block = cpu_to_le64(block + done);
 		inv->nr_blocks = cpu_to_le32(n);
 		r->nr_inval++;
-		r->inval_gen = ++rc->inval_gen;
+		r->inval_gen = ++rc->log.inval_gen;
 		done += n;
 	}
 	/* Only now, with the invalidation recorded, unmap the blocks. */
 	spin_lock(&rc->index.lock);
 	__ressd_index_remove_range(&rc->index, block, nr);
 	spin_unlock(&rc->index.lock);
-	if (rc->inflight && rc->inflight != rc->open)
-		__ressd_kill_entries(rc->inflight, block, nr, false);
-	list_for_each_entry(r, &rc->sealed, list)
+	if (rc->log.inflight && rc->log.inflight != rc->log.open)
+		__ressd_kill_entries(rc->log.inflight, block, nr, false);
+	list_for_each_entry(r, &rc->log.sealed, list)
 		__ressd_kill_entries(r, block, nr, false);
 	/* Last: the invalidation itself may have sealed the old open record. */
-	if (rc->open)
-		__ressd_kill_entries(rc->open, block, nr, true);
+	if (rc->log.open)
+		__ressd_kill_entries(rc->log.open, block, nr, true);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_invalidate);
 
-/* An origin flush issued when rc->inval_gen was @gen completed (rc->lock held). */
+/* An origin flush issued when rc->log.inval_gen was @gen completed (rc->lock held). */
 void __ressd_origin_flushed(struct ressd_c *rc, u64 gen)
 {
 	lockdep_assert_held(&rc->lock);
-	if (gen > rc->origin_flushed_gen)
-		rc->origin_flushed_gen = gen;
+	if (gen > rc->log.origin_flushed_gen)
+		rc->log.origin_flushed_gen = gen;
 }
 
 /* Flush the origin; the invalidations recorded so far are then covered. */
@@ -408,7 +419,7 @@ int ressd_origin_flush(struct ressd_c *rc)
 	int err;
 
 	spin_lock_irq(&rc->lock);
-	gen = rc->inval_gen;
+	gen = rc->log.inval_gen;
 	spin_unlock_irq(&rc->lock);
 	err = blkdev_issue_flush(rc->origin->bdev);
 	if (err)
@@ -422,19 +433,14 @@ int ressd_origin_flush(struct ressd_c *rc)
 bool __ressd_log_needs_flush(struct ressd_c *rc)
 {
 	lockdep_assert_held(&rc->lock);
-	return rc->log_dirty || rc->inflight || !list_empty(&rc->sealed) ||
-	       (rc->open && (rc->open->nr_data || rc->open->nr_inval));
-}
-
-static void ressd_complete_list(struct bio_list *list, blk_status_t status)
-{
-	struct bio *bio;
-
-	while ((bio = bio_list_pop(list))) {
-		if (status)
-			bio->bi_status = status;
-		bio_endio(bio);
-	}
+	/*
+	 * A broken log: something acknowledged before may be lost (a record
+	 * that failed, or whose invalidations were dropped), so every flush
+	 * goes to the worker, which fails it.
+	 */
+	return rc->log.broken || rc->log.dirty || rc->log.inflight ||
+	       !list_empty(&rc->log.sealed) ||
+	       (rc->log.open && (rc->log.open->nr_data || rc->log.open->nr_inval));
 }
 
 /* Index entries [@first, @end) of @r, skipping dead and killed ones (rc->lock held). */
@@ -464,7 +470,7 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	rc->log_broken = true;
+	rc->log.broken = true;
 	spin_unlock_irqrestore(&rc->lock, flags);
 	ressd_set_mode(rc, mode, why);
 }
@@ -476,12 +482,17 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
 static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
 				 struct bio_list *waiters, blk_status_t status)
 {
-	ressd_complete_list(bios, status);
+	ressd_bio_list_endio(bios, status);
 	if (waiters)
-		ressd_complete_list(waiters, status);
+		ressd_bio_list_endio(waiters, status);
 	wake_up_all(&rc->wait);
-	queue_work(rc->wq, &rc->worker);
-	ressd_mover_log_grew(rc);
+	ressd_kick(rc);
+	/*
+	 * Lockless: the mover checks again under the lock, and sets
+	 * wake_used under it before it sleeps (ressd_log_wake_mover_at()).
+	 */
+	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
+		wake_up(&rc->log.mover_wait);
 }
 
 /* A chunk of the open (or since sealed) record is on the log device. */
@@ -493,10 +504,10 @@ static void ressd_chunk_done(struct ressd_record *r)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	rc->inflight = NULL;
+	rc->log.inflight = NULL;
 	if (!status) {
 		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
-		rc->log_dirty = true;
+		rc->log.dirty = true;
 	}
 	bios = r->chunk;
 	bio_list_init(&r->chunk);
@@ -513,30 +524,30 @@ static void ressd_record_done(struct ressd_record *r)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	rc->inflight = NULL;
-	rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
-	rc->pend_slots -= 1 + r->nr_data;
+	rc->log.inflight = NULL;
+	rc->log.pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
+	rc->log.pend_slots -= 1 + r->nr_data;
 	if (!status) {
 		if (!r->padding)
 			__ressd_rec_index(rc, r, r->nr_sub, r->nr_data);
 		if ((r->flags & (REQ_PREFLUSH | REQ_FUA)) == (REQ_PREFLUSH | REQ_FUA))
-			rc->log_dirty = false;
+			rc->log.dirty = false;
 		else if (!(r->flags & REQ_FUA))
-			rc->log_dirty = true;
-		rc->inval_written_gen = max(rc->inval_written_gen, r->inval_gen);
+			rc->log.dirty = true;
+		rc->log.inval_written_gen = max(rc->log.inval_written_gen, r->inval_gen);
 		/*
 		 * A FUA record is durable, and so is everything before it: it
 		 * carried PREFLUSH unless nothing written before was volatile.
 		 */
 		if (r->flags & REQ_FUA)
-			rc->inval_durable_gen = rc->inval_written_gen;
+			rc->log.inval_durable_gen = rc->log.inval_written_gen;
 	}
 	bios = r->bios;
 	waiters = r->waiters;
 	bio_list_init(&r->bios);
 	bio_list_init(&r->waiters);
 	/* From here on r may be reopened: only the copies above are used. */
-	list_add(&r->list, &rc->free_recs);
+	list_add(&r->list, &rc->log.free_recs);
 	spin_unlock_irqrestore(&rc->lock, flags);
 	ressd_log_write_done(rc, &bios, &waiters, status);
 }
@@ -649,7 +660,7 @@ static void ressd_lw_add(struct ressd_log_write *w, struct page *page,
 		w->bio->bi_opf &= ~REQ_PREFLUSH;	/* not the last bio */
 		submit_bio_noacct(w->bio);
 	}
-	w->bio = bio_alloc_bioset(rc->log->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO, &rc->bs);
+	w->bio = bio_alloc_bioset(rc->log_dev->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO, &rc->bs);
 	w->bio->bi_iter.bi_sector = w->sector;
 	w->bio->bi_end_io = w->end_io;
 	w->bio->bi_private = w->r;
@@ -710,8 +721,8 @@ static int ressd_rec_origin_durable(struct ressd_c *rc, struct ressd_record *r)
 	bool flush;
 
 	spin_lock_irq(&rc->lock);
-	flush = r->nr_inval && r->inval_gen > rc->origin_flushed_gen;
-	if (flush && rc->origin->bdev == rc->log->bdev) {
+	flush = r->nr_inval && r->inval_gen > rc->log.origin_flushed_gen;
+	if (flush && rc->origin->bdev == rc->log_dev->bdev) {
 		r->flags |= REQ_PREFLUSH;
 		flush = false;
 	}
@@ -755,11 +766,11 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	WARN_ON_ONCE(r->slot != r->start + r->nr_data);
 
 	spin_lock_irq(&rc->lock);
-	hdr.tail_slot = rc->tail_slot;
-	hdr.tail_seq = rc->tail_seq;
-	hdr.epoch = rc->epoch;
+	hdr.tail_slot = rc->log.tail_slot;
+	hdr.tail_seq = rc->log.tail_seq;
+	hdr.epoch = rc->log.epoch;
 	/* A FUA record commits what was written before it: flush that first. */
-	if ((r->flags & REQ_FUA) && (rc->log_dirty || r->nr_sub))
+	if ((r->flags & REQ_FUA) && (rc->log.dirty || r->nr_sub))
 		r->flags |= REQ_PREFLUSH;
 	/* Entries superseded by its own invalidations are dead on disk. */
 	for (i = 0; i < r->nr_data; i++)
@@ -795,96 +806,51 @@ static void ressd_worker_flush(struct ressd_c *rc)
 	int err;
 
 	spin_lock_irq(&rc->lock);
-	if (bio_list_empty(&rc->flush_waiters)) {
+	if (bio_list_empty(&rc->log.flush_waiters)) {
 		spin_unlock_irq(&rc->lock);
 		return;
 	}
-	if (rc->open && (rc->open->nr_data || rc->open->nr_inval))
+	if (rc->log.open && (rc->log.open->nr_data || rc->log.open->nr_inval))
 		__ressd_log_seal(rc, 0);
-	if (!list_empty(&rc->sealed)) {
+	if (!list_empty(&rc->log.sealed)) {
 		/* The newest sealed record flushes all before it. */
-		r = list_last_entry(&rc->sealed, struct ressd_record, list);
+		r = list_last_entry(&rc->log.sealed, struct ressd_record, list);
 		r->flags |= REQ_PREFLUSH | REQ_FUA;
-		bio_list_merge(&r->waiters, &rc->flush_waiters);
-		bio_list_init(&rc->flush_waiters);
+		bio_list_merge(&r->waiters, &rc->log.flush_waiters);
+		bio_list_init(&rc->log.flush_waiters);
 		spin_unlock_irq(&rc->lock);
 		return;
 	}
-	if (rc->inflight) {
+	if (rc->log.inflight) {
 		/* Wait for it; its completion runs the worker again. */
 		spin_unlock_irq(&rc->lock);
 		return;
 	}
-	waiters = rc->flush_waiters;
-	bio_list_init(&rc->flush_waiters);
-	if (rc->log_broken) {
+	waiters = rc->log.flush_waiters;
+	bio_list_init(&rc->log.flush_waiters);
+	if (rc->log.broken) {
 		/* What was acknowledged after the last record is lost. */
 		spin_unlock_irq(&rc->lock);
-		ressd_complete_list(&waiters, BLK_STS_IOERR);
+		ressd_bio_list_endio(&waiters, BLK_STS_IOERR);
 		return;
 	}
-	if (!rc->log_dirty) {
+	if (!rc->log.dirty) {
 		spin_unlock_irq(&rc->lock);
-		ressd_complete_list(&waiters, BLK_STS_OK);
+		ressd_bio_list_endio(&waiters, BLK_STS_OK);
 		return;
 	}
 	spin_unlock_irq(&rc->lock);
-	err = blkdev_issue_flush(rc->log->bdev);
+	err = blkdev_issue_flush(rc->log_dev->bdev);
 	spin_lock_irq(&rc->lock);
 	/* Nothing was written meanwhile: only the worker writes the log. */
 	if (!err) {
-		rc->log_dirty = false;
-		rc->inval_durable_gen = rc->inval_written_gen;
+		rc->log.dirty = false;
+		rc->log.inval_durable_gen = rc->log.inval_written_gen;
 	}
 	spin_unlock_irq(&rc->lock);
 	if (err)
 		ressd_log_broken(rc, RESSD_MODE_FAIL, "log flush failed");
-	ressd_complete_list(&waiters, errno_to_blk_status(err));
-}
-
-/* Held home writes whose invalidation found no room: try again. */
-static void ressd_worker_inval_retry(struct ressd_c *rc)
-{
-	struct bio_list done, failed;
-	struct bio *bio;
-	bool wake;
-
-	bio_list_init(&done);
-	bio_list_init(&failed);
-	spin_lock_irq(&rc->lock);
-	if (rc->mode != RESSD_MODE_RW) {
-		/*
-		 * Only the mover can make room, and it runs only in rw: these
-		 * writes are complete at home, but their invalidation will
-		 * never be recorded, so the logged copy stays the one a read
-		 * returns, and they fail.
-		 */
-		while ((bio = bio_list_pop(&rc->inval_retry))) {
-			struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
-
-			list_del_init(&io->busy);
-			bio_list_add(&failed, bio);
-		}
-	}
-	while ((bio = bio_list_peek(&rc->inval_retry))) {
-		struct ressd_io *io = dm_per_bio_data(bio, sizeof(struct ressd_io));
-
-		if (!__ressd_log_invalidate(rc, io->block, io->nr))
-			break;
-		bio_list_pop(&rc->inval_retry);
-		list_del_init(&io->busy);
-		if (bio->bi_opf & REQ_FUA)
-			bio_list_add(&rc->flush_waiters, bio);
-		else
-			bio_list_add(&done, bio);
-	}
-	/* Still no room: the mover must make it, even paused (mover.c). */
-	wake = !bio_list_empty(&rc->inval_retry);
-	spin_unlock_irq(&rc->lock);
-	if (wake)
-		wake_up(&rc->mover_wait);
-	ressd_complete_list(&done, BLK_STS_OK);
-	ressd_complete_list(&failed, BLK_STS_IOERR);
+	ressd_bio_list_endio(&waiters, errno_to_blk_status(err));
 }
 
 /*
@@ -897,43 +863,39 @@ static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
 	struct ressd_record *r;
 
 	lockdep_assert_held(&rc->lock);
-	if (rc->inflight)
+	if (rc->log.inflight)
 		return NULL;
-	r = list_first_entry_or_null(&rc->sealed, struct ressd_record, list);
+	r = list_first_entry_or_null(&rc->log.sealed, struct ressd_record, list);
 	if (r) {
 		list_del_init(&r->list);
 		*chunk = false;
 	} else {
-		r = rc->open;
-		if (!r || !rc->write_pending || bio_list_empty(&r->bios))
+		r = rc->log.open;
+		if (!r || !rc->log.write_pending || bio_list_empty(&r->bios))
 			return NULL;
-		rc->write_pending = false;
+		rc->log.write_pending = false;
 		r->chunk = r->bios;
 		bio_list_init(&r->bios);
 		r->chunk_first = r->nr_sub;
 		r->nr_sub = r->nr_data;
 		*chunk = true;
 	}
-	rc->inflight = r;
+	rc->log.inflight = r;
 	return r;
 }
 
-void ressd_worker(struct work_struct *ws)
+void ressd_log_work(struct ressd_c *rc)
 {
-	struct ressd_c *rc = container_of(ws, struct ressd_c, worker);
 	struct ressd_record *r;
-	struct bio_list bios;
-	struct bio *bio;
 	bool chunk = false;
 
-	ressd_worker_inval_retry(rc);
 	ressd_worker_flush(rc);
 	for (;;) {
 		bool broken;
 
 		spin_lock_irq(&rc->lock);
 		r = __ressd_next_write(rc, &chunk);
-		broken = rc->log_broken;
+		broken = rc->log.broken;
 		spin_unlock_irq(&rc->lock);
 		if (!r)
 			break;
@@ -951,23 +913,6 @@ void ressd_worker(struct work_struct *ws)
 		}
 	}
 	ressd_worker_flush(rc);
-
-	spin_lock_irq(&rc->lock);
-	bios = rc->deferred;
-	bio_list_init(&rc->deferred);
-	spin_unlock_irq(&rc->lock);
-	while ((bio = bio_list_pop(&bios))) {
-		switch (ressd_map_bio(rc, bio)) {
-		case DM_MAPIO_REMAPPED:
-			dm_submit_bio_remap(bio, NULL);
-			break;
-		case DM_MAPIO_KILL:
-			bio_io_error(bio);
-			break;
-		default:	/* held in a record, or deferred again */
-			break;
-		}
-	}
 }
 
 static void ressd_sync_endio(struct bio *bio)
@@ -986,11 +931,174 @@ int ressd_log_sync(struct ressd_c *rc)
 	token->bi_end_io = ressd_sync_endio;
 	token->bi_private = &done;
 	spin_lock_irq(&rc->lock);
-	bio_list_add(&rc->flush_waiters, token);
+	bio_list_add(&rc->log.flush_waiters, token);
 	spin_unlock_irq(&rc->lock);
-	queue_work(rc->wq, &rc->worker);
+	ressd_kick(rc);
 	wait_for_completion(&done);
 	r = blk_status_to_errno(token->bi_status);
 	bio_put(token);
 	return r;
+}
+
+/* ---- what the rest of the target asks of the log ---- */
+
+void ressd_log_stop_timer(struct ressd_c *rc)
+{
+	hrtimer_cancel(&rc->log.seal_timer);
+}
+
+void __ressd_log_wait_durable(struct ressd_c *rc, struct bio *bio)
+{
+	lockdep_assert_held(&rc->lock);
+	bio_list_add(&rc->log.flush_waiters, bio);
+}
+
+u64 __ressd_log_inval_gen(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->log.inval_gen;
+}
+
+bool ressd_log_invals_durable(struct ressd_c *rc)
+{
+	/* Both only grow; a stale pair errs towards "not durable". */
+	return READ_ONCE(rc->log.inval_gen) <= READ_ONCE(rc->log.inval_durable_gen);
+}
+
+bool __ressd_log_invals_durable(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->log.inval_gen <= rc->log.inval_durable_gen;
+}
+
+u32 ressd_log_used(struct ressd_c *rc)
+{
+	return READ_ONCE(rc->log.used);
+}
+
+void __ressd_log_inval_begin(struct ressd_c *rc, struct ressd_inval *inv,
+			     u64 block, u64 nr)
+{
+	lockdep_assert_held(&rc->lock);
+	inv->block = block;
+	inv->nr = nr;
+	inv->held = false;
+	list_add_tail(&inv->list, &rc->log.pending);
+}
+
+bool __ressd_log_inval_end(struct ressd_c *rc, struct ressd_inval *inv)
+{
+	lockdep_assert_held(&rc->lock);
+	if (!__ressd_log_invalidate(rc, inv->block, inv->nr)) {
+		if (!inv->held) {
+			inv->held = true;
+			rc->log.nr_held++;
+		}
+		return false;
+	}
+	__ressd_log_inval_abort(rc, inv);
+	return true;
+}
+
+void __ressd_log_inval_abort(struct ressd_c *rc, struct ressd_inval *inv)
+{
+	lockdep_assert_held(&rc->lock);
+	list_del_init(&inv->list);
+	if (inv->held) {
+		inv->held = false;
+		rc->log.nr_held--;
+	}
+}
+
+struct ressd_inval *__ressd_log_pending(struct ressd_c *rc, u64 block)
+{
+	struct ressd_inval *inv;
+
+	lockdep_assert_held(&rc->lock);
+	list_for_each_entry(inv, &rc->log.pending, list)
+		if (block >= inv->block && block - inv->block < inv->nr)
+			return inv;
+	return NULL;
+}
+
+u32 __ressd_log_nr_held(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->log.nr_held;
+}
+
+u8 __ressd_log_read_get(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return ressd_phase_get(&rc->log.readers);
+}
+
+void ressd_log_read_put(struct ressd_c *rc, u8 phase)
+{
+	ressd_phase_put(&rc->log.readers, phase, &rc->wait);
+}
+
+void ressd_log_start(struct ressd_c *rc, const struct ressd_log_start *st)
+{
+	spin_lock_irq(&rc->lock);
+	rc->log.head = st->head;
+	rc->log.next_seq = st->next_seq;
+	rc->log.tail_slot = st->tail_slot;
+	rc->log.tail_seq = st->tail_seq;
+	rc->log.tail_epoch = st->tail_epoch;
+	WRITE_ONCE(rc->log.used, st->used);
+	rc->log.pend_start = st->head;
+	rc->log.pend_slots = 0;
+	rc->log.dirty = false;
+	rc->log.epoch = st->epoch;
+	rc->log.epoch_first_seq = st->next_seq;
+	spin_unlock_irq(&rc->lock);
+}
+
+void __ressd_log_region(struct ressd_c *rc, struct ressd_log_region *reg)
+{
+	lockdep_assert_held(&rc->lock);
+	reg->tail_slot = rc->log.tail_slot;
+	reg->tail_seq = rc->log.tail_seq;
+	reg->tail_epoch = rc->log.tail_epoch;
+	reg->epoch = rc->log.epoch;
+	reg->used = rc->log.used;
+	reg->written = rc->log.used - rc->log.pend_slots;
+}
+
+u64 __ressd_log_checkpoint_epoch(struct ressd_c *rc, u64 seq, u64 chain_epoch)
+{
+	lockdep_assert_held(&rc->lock);
+	return ressd_checkpoint_epoch(seq, rc->log.epoch_first_seq, rc->log.epoch,
+				      chain_epoch);
+}
+
+void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
+		       u32 nr)
+{
+	u8 old;
+
+	/*
+	 * The caller has unmapped every slot of the region: a read that
+	 * found one took its reference before, on the current phase.  Later
+	 * reads take the other phase; wait for the old one to drain.
+	 */
+	spin_lock_irq(&rc->lock);
+	old = ressd_phase_flip(&rc->log.readers);
+	spin_unlock_irq(&rc->lock);
+	wait_event(rc->wait, ressd_phase_idle(&rc->log.readers, old));
+
+	spin_lock_irq(&rc->lock);
+	rc->log.tail_slot = slot;
+	rc->log.tail_seq = seq;
+	rc->log.tail_epoch = epoch;
+	WRITE_ONCE(rc->log.used, rc->log.used - nr);
+	spin_unlock_irq(&rc->lock);
+	ressd_kick(rc);
+}
+
+void __ressd_log_wake_mover_at(struct ressd_c *rc, u32 used)
+{
+	lockdep_assert_held(&rc->lock);
+	WRITE_ONCE(rc->log.wake_used, used);
 }

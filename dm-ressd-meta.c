@@ -4,7 +4,7 @@
  * and recovery.
  *
  * This file owns blocks 0 and 1 of the log range: the two superblock copies
- * A and B, and rc->sb, the in-memory copy of the newest.  It also reads the
+ * A and B, and rc->meta.sb, the in-memory copy of the newest.  It also reads the
  * log forward with read-ahead (recovery and the mover's plan), and recovers
  * after a crash or at the first resume: load the superblock, replay the
  * chain of records into the index (dm-ressd-format.c), hand the log writer
@@ -16,7 +16,7 @@
  * Superblock writes: each goes to the copy that does not hold the newest
  * generation, with PREFLUSH and FUA, so that a torn or lost write leaves the
  * other copy intact; on load the valid copy with the higher generation
- * wins.  Writers hold rc->meta_lock.
+ * wins.  Writers hold rc->meta.lock.
  *
  * Format rule: a log range whose first 8 KiB (both superblock copies) are
  * all zero is formatted (a new random nonce, generation 1 in copy A and 2 in
@@ -52,7 +52,7 @@ static int ressd_log_block_io(struct ressd_c *rc, u64 block, struct page *page,
 	struct bio bio;
 	int r;
 
-	bio_init(&bio, rc->log->bdev, &bv, 1, opf);
+	bio_init(&bio, rc->log_dev->bdev, &bv, 1, opf);
 	bio.bi_iter.bi_sector = rc->geo.log_offset +
 				(block << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
 	__bio_add_page(&bio, page, RESSD_BLOCK_SIZE, 0);
@@ -61,19 +61,19 @@ static int ressd_log_block_io(struct ressd_c *rc, u64 block, struct page *page,
 	return r;
 }
 
-/* Write superblock copy @location from rc->sb; caller holds meta_lock. */
+/* Write superblock copy @location from rc->meta.sb; caller holds meta_lock. */
 static int __ressd_meta_write_copy(struct ressd_c *rc, u64 location,
 				   struct page *page)
 {
 	struct ressd_tunables t;
 	int r;
 
-	lockdep_assert_held(&rc->meta_lock);
+	lockdep_assert_held(&rc->meta.lock);
 	spin_lock_irq(&rc->lock);
 	t = rc->tunables;
 	spin_unlock_irq(&rc->lock);
 
-	ressd_sb_encode(page_address(page), location, &rc->sb, &rc->geo, &t);
+	ressd_sb_encode(page_address(page), location, &rc->meta.sb, &rc->geo, &t);
 	r = ressd_log_block_io(rc, location, page,
 			       REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH | REQ_FUA);
 	if (r)
@@ -90,13 +90,13 @@ int ressd_meta_write_sb(struct ressd_c *rc)
 
 	if (!page)
 		return -ENOMEM;
-	mutex_lock(&rc->meta_lock);
-	rc->sb.generation++;
+	mutex_lock(&rc->meta.lock);
+	rc->meta.sb.generation++;
 	/* Odd generations live in copy A, even ones in copy B. */
-	r = __ressd_meta_write_copy(rc, (rc->sb.generation & 1) ? 0 : 1, page);
+	r = __ressd_meta_write_copy(rc, (rc->meta.sb.generation & 1) ? 0 : 1, page);
 	if (r)
-		rc->sb.generation--;
-	mutex_unlock(&rc->meta_lock);
+		rc->meta.sb.generation--;
+	mutex_unlock(&rc->meta.lock);
 	__free_page(page);
 	return r;
 }
@@ -111,32 +111,31 @@ static int ressd_meta_format(struct ressd_c *rc, struct page *page,
 		*error = "Cannot format a read-only log";
 		return -EROFS;
 	}
-	mutex_lock(&rc->meta_lock);
-	memset(&rc->sb, 0, sizeof(rc->sb));
-	rc->sb.nonce = get_random_u64();
-	rc->sb.nr_slots = ressd_nr_slots(rc->geo.log_sectors);
-	rc->sb.tail_slot = 0;
-	rc->sb.tail_seq = 1;
-	rc->sb.compat = RESSD_FEATURE_COMPAT_TAIL_EPOCH;
+	mutex_lock(&rc->meta.lock);
+	memset(&rc->meta.sb, 0, sizeof(rc->meta.sb));
+	rc->meta.sb.nonce = get_random_u64();
+	rc->meta.sb.nr_slots = ressd_nr_slots(rc->geo.log_sectors);
+	rc->meta.sb.tail_slot = 0;
+	rc->meta.sb.tail_seq = 1;
+	rc->meta.sb.compat = RESSD_FEATURE_COMPAT_TAIL_EPOCH;
 	/*
 	 * Copy B first, then A.  A crash in between leaves a valid copy B of
 	 * an empty log, which the next activation loads.
 	 */
-	rc->sb.generation = 2;
+	rc->meta.sb.generation = 2;
 	r = __ressd_meta_write_copy(rc, 1, page);
 	if (!r) {
-		rc->sb.generation = 1;
+		rc->meta.sb.generation = 1;
 		r = __ressd_meta_write_copy(rc, 0, page);
 	}
 	/* Copy B holds the newest generation; the next write goes to A. */
-	rc->sb.generation = 2;
-	mutex_unlock(&rc->meta_lock);
+	rc->meta.sb.generation = 2;
+	mutex_unlock(&rc->meta.lock);
 	if (r) {
 		*error = "Error writing the superblock";
 		return r;
 	}
-	rc->formatted = true;
-	DMINFO("formatted a new log of %u slots", rc->sb.nr_slots);
+	DMINFO("formatted a new log of %u slots", rc->meta.sb.nr_slots);
 	return 0;
 }
 
@@ -201,9 +200,9 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 		r = -EINVAL;
 		goto out;
 	}
-	mutex_lock(&rc->meta_lock);
-	rc->sb = info[best];
-	mutex_unlock(&rc->meta_lock);
+	mutex_lock(&rc->meta.lock);
+	rc->meta.sb = info[best];
+	mutex_unlock(&rc->meta.lock);
 	DMINFO("loaded superblock %d, generation %llu, %u slots", best,
 	       info[best].generation, info[best].nr_slots);
 out:
@@ -274,7 +273,7 @@ int ressd_ra_read(void *ctx, u32 slot, void *buf)
 		int r;
 
 		ra->nr = 0;
-		bio_init(&bio, rc->log->bdev, ra->bvec, n, REQ_OP_READ | REQ_SYNC);
+		bio_init(&bio, rc->log_dev->bdev, ra->bvec, n, REQ_OP_READ | REQ_SYNC);
 		bio.bi_iter.bi_sector = ressd_slot_sector(rc, slot);
 		for (i = 0; i < n; i++)
 			__bio_add_page(&bio, ra->pages[i], RESSD_BLOCK_SIZE, 0);
@@ -289,7 +288,7 @@ int ressd_ra_read(void *ctx, u32 slot, void *buf)
 	return 0;
 }
 
-int ressd_meta_recover(struct ressd_c *rc)
+int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 {
 	struct page *hdr = alloc_page(GFP_KERNEL), *data = alloc_page(GFP_KERNEL);
 	struct ressd_readahead *ra = ressd_ra_alloc(rc);
@@ -305,16 +304,16 @@ int ressd_meta_recover(struct ressd_c *rc)
 	r = ressd_meta_load(rc, false, &err);
 	if (r)
 		goto out;
-	if (rc->sb.nonce != rc->lg.nonce) {
+	if (rc->meta.sb.nonce != rc->lg.nonce) {
 		err = "Log was reformatted under the table";
 		r = -EINVAL;
 		goto out;
 	}
 	rp.lg = &rc->lg;
-	rp.tail_slot = rc->sb.tail_slot;
-	rp.tail_seq = rc->sb.tail_seq;
-	rp.tail_epoch = rc->sb.tail_epoch;
-	rp.epoch = rc->sb.epoch;
+	rp.tail_slot = rc->meta.sb.tail_slot;
+	rp.tail_seq = rc->meta.sb.tail_seq;
+	rp.tail_epoch = rc->meta.sb.tail_epoch;
+	rp.epoch = rc->meta.sb.epoch;
 	rp.read = ressd_ra_read;
 	rp.ctx = ra;
 	rp.hdr = page_address(hdr);
@@ -324,41 +323,33 @@ int ressd_meta_recover(struct ressd_c *rc)
 	if (r)
 		goto out;
 
-	spin_lock_irq(&rc->lock);
-	rc->head = rp.head;
-	rc->next_seq = rp.next_seq;
-	rc->tail_slot = rp.new_tail_slot;
-	rc->tail_seq = rp.new_tail_seq;
-	rc->used = rp.used;
-	rc->pend_start = rp.head;
-	rc->pend_slots = 0;
-	rc->log_dirty = false;
-	rc->epoch = rc->sb.epoch + 1;
-	rc->epoch_first_seq = rp.next_seq;
+	st->head = rp.head;
+	st->next_seq = rp.next_seq;
+	st->tail_slot = rp.new_tail_slot;
+	st->tail_seq = rp.new_tail_seq;
+	st->used = rp.used;
+	st->epoch = rc->meta.sb.epoch + 1;
 	/*
-	 * Nothing left in the log: the next record at the checkpoint is
-	 * written in the new epoch, and nothing older may be taken for it.
+	 * Nothing left in the log (the checkpoint is at next_seq, the first
+	 * record of the new epoch): nothing older may be taken for it.
 	 */
-	rc->tail_epoch = rp.new_tail_seq == rp.next_seq ? rc->epoch : rp.new_tail_epoch;
-	spin_unlock_irq(&rc->lock);
+	st->tail_epoch = ressd_checkpoint_epoch(rp.new_tail_seq, rp.next_seq, st->epoch,
+						rp.new_tail_epoch);
 
 	if (!(dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
 		/* Read-only table: serve what the log holds, change nothing. */
-		spin_lock_irq(&rc->lock);
-		rc->mode = RESSD_MODE_RO;
-		spin_unlock_irq(&rc->lock);
 		DMINFO("read-only table: %llu blocks in the log, nothing written",
 		       rc->index.mapped);
 		goto out;
 	}
 	/* The checkpoint with the new epoch goes out before any new record. */
-	mutex_lock(&rc->meta_lock);
-	rc->sb.tail_slot = rp.new_tail_slot;
-	rc->sb.tail_seq = rp.new_tail_seq;
-	rc->sb.epoch++;
-	rc->sb.tail_epoch = rc->tail_epoch;
-	rc->sb.compat |= RESSD_FEATURE_COMPAT_TAIL_EPOCH;
-	mutex_unlock(&rc->meta_lock);
+	mutex_lock(&rc->meta.lock);
+	rc->meta.sb.tail_slot = st->tail_slot;
+	rc->meta.sb.tail_seq = st->tail_seq;
+	rc->meta.sb.epoch = st->epoch;
+	rc->meta.sb.tail_epoch = st->tail_epoch;
+	rc->meta.sb.compat |= RESSD_FEATURE_COMPAT_TAIL_EPOCH;
+	mutex_unlock(&rc->meta.lock);
 	r = ressd_meta_write_sb(rc);
 	if (r) {
 		err = "Error writing the checkpoint";
@@ -376,4 +367,19 @@ out:
 		__free_page(data);
 	ressd_ra_free(ra);
 	return r;
+}
+
+int ressd_meta_write_checkpoint(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch)
+{
+	mutex_lock(&rc->meta.lock);
+	rc->meta.sb.tail_slot = slot;
+	rc->meta.sb.tail_seq = seq;
+	rc->meta.sb.tail_epoch = epoch;
+	mutex_unlock(&rc->meta.lock);
+	return ressd_meta_write_sb(rc);
+}
+
+void ressd_meta_init(struct ressd_c *rc)
+{
+	mutex_init(&rc->meta.lock);
 }

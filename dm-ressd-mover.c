@@ -17,7 +17,7 @@
  *  3. flush the origin and make the log durable, so that every write that
  *     superseded an entry of the region is durable before it disappears;
  *  4. write the superblock checkpoint with the new tail (FUA);
- *  5. unmap the moved slots, wait for log reads of the old read epoch, and
+ *  5. unmap the moved slots, wait for the log reads that began before, and
  *     only then hand the region back to the writer (I4).
  *
  * A crash before 4 replays the region again (its blocks are home and in the
@@ -89,21 +89,6 @@ static void ressd_mover_submit(struct ressd_mover_wait *w, struct bio *bio)
 	submit_bio_noacct(bio);
 }
 
-/*
- * Is a home write over @block in flight?  Returns its io, or NULL.  A held
- * one (io->held) has completed at home and waits on inval_retry for room
- * to record its invalidation.  (rc->lock held)
- */
-static struct ressd_io *__ressd_busy_block(struct ressd_c *rc, u64 block)
-{
-	struct ressd_io *io;
-
-	list_for_each_entry(io, &rc->busy, busy)
-		if (block >= io->block && block - io->block < io->nr)
-			return io;
-	return NULL;
-}
-
 /**
  * ressd_mover_next_run() - the next home write of a batch
  * @mv: the batch, sorted by block
@@ -147,6 +132,7 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	struct ressd_mover_wait w;
 	u32 i, first, len, moved = 0, bios = 0;
 	struct bio *bio;
+	u8 old;
 	int r;
 
 	/* Read the batch from the log, neighbouring slots in one bio. */
@@ -157,7 +143,7 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	}
 	i = 0;
 	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, true, &first))) {
-		bio = bio_alloc_bioset(rc->log->bdev, len, REQ_OP_READ, GFP_NOIO, &rc->bs);
+		bio = bio_alloc_bioset(rc->log_dev->bdev, len, REQ_OP_READ, GFP_NOIO, &rc->bs);
 		bio->bi_iter.bi_sector = ressd_slot_sector(rc, mv[first].slot);
 		for (i = first; i < first + len; i++)
 			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
@@ -169,29 +155,39 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 
 	/* From now until the batch is home, home writes over it wait. */
 	spin_lock_irq(&rc->lock);
-	rc->busy_lo = mv[0].block;
-	rc->busy_hi = mv[n - 1].block + 1;
+	rc->mover.busy_lo = mv[0].block;
+	rc->mover.busy_hi = mv[n - 1].block + 1;
 	spin_lock(&rc->index.lock);
 	for (i = 0; i < n; i++) {
-		struct ressd_io *io;
+		struct ressd_inval *inv;
 		u64 b;
 
 		if (!__ressd_index_slot_block(&rc->index, mv[i].slot, &b) || b != mv[i].block) {
 			mv[i].skip = true;
 			continue;
 		}
-		io = __ressd_busy_block(rc, b);
-		mv[i].skip = !!io;
+		inv = __ressd_log_pending(rc, b);
+		mv[i].skip = !!inv;
 		/*
 		 * A held home write is newer and complete: the logged copy is
 		 * dead.  Step 3 flushes it home before the checkpoint drops the
 		 * slot, so no invalidation is needed to free the region; with a
 		 * full log, waiting for one could wait for this very round.
 		 */
-		mv[i].superseded = io && io->held;
+		mv[i].superseded = inv && inv->held;
 	}
 	spin_unlock(&rc->index.lock);
+	/*
+	 * A write home mapped before a block of the batch was logged (so not
+	 * pending, and older than the logged copy) may still be in flight:
+	 * wait for every write home issued before now, or it could land over
+	 * the copy written below, and the block would read older data once
+	 * the mover unmaps it (I5).  Later ones over a block of the batch
+	 * wait for the batch (busy_lo/hi).
+	 */
+	old = ressd_phase_flip(&rc->mover.home);
 	spin_unlock_irq(&rc->lock);
+	wait_event(rc->wait, ressd_phase_idle(&rc->mover.home, old));
 
 	ressd_mover_wait_init(&w);
 	i = 0;
@@ -207,10 +203,10 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	r = ressd_mover_wait_all(&w);
 
 	spin_lock_irq(&rc->lock);
-	rc->busy_lo = 0;
-	rc->busy_hi = 0;
+	rc->mover.busy_lo = 0;
+	rc->mover.busy_hi = 0;
 	spin_unlock_irq(&rc->lock);
-	queue_work(rc->wq, &rc->worker);	/* home writes that waited */
+	ressd_kick(rc);		/* home writes that waited for the batch */
 	if (!r) {
 		atomic64_add(moved, &rc->moved_blocks);
 		atomic64_add(bios, &rc->mover_writes);
@@ -229,7 +225,7 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 static bool __ressd_mover_needed(struct ressd_c *rc)
 {
 	lockdep_assert_held(&rc->lock);
-	return (rc->suspending || rc->mover_paused) && !bio_list_empty(&rc->inval_retry);
+	return (rc->suspending || rc->mover.paused) && __ressd_log_nr_held(rc);
 }
 
 /* Bios the target's users have issued so far (the dm device's I/O stats). */
@@ -258,8 +254,8 @@ static void ressd_mover_yield(struct ressd_c *rc, u64 *fg, s64 batch_us)
 
 	*fg = now;
 	spin_lock_irq(&rc->lock);
-	pct = div_u64((u64)rc->used * 100, rc->lg.nr_slots);
-	busy = busy && !rc->draining && pct < RESSD_MOVER_NO_YIELD_PCT;
+	pct = div_u64((u64)ressd_log_used(rc) * 100, rc->lg.nr_slots);
+	busy = busy && !rc->mover.draining && pct < RESSD_MOVER_NO_YIELD_PCT;
 	spin_unlock_irq(&rc->lock);
 	if (!busy || batch_us <= 0)
 		return;
@@ -276,24 +272,26 @@ static void ressd_mover_yield(struct ressd_c *rc, u64 *fg, s64 batch_us)
  */
 static int ressd_mover_round(struct ressd_c *rc)
 {
-	u32 tail_slot, end_slot, want, region = 0, n = 0, i, batch, old, used;
+	u32 tail_slot, end_slot, want, region = 0, n = 0, i, batch, used;
 	struct page *hdr = NULL, **pages = NULL;
 	struct ressd_readahead *ra = NULL;
 	struct ressd_move *mv = NULL;
 	u64 tail_seq, end_seq, fg, chain_epoch, max_epoch, tail_epoch;
+	struct ressd_log_region reg;
 	struct ressd_rec rec;
 	bool left = false;
 	const char *why;
 	int r = 0;
 
 	spin_lock_irq(&rc->lock);
-	tail_slot = rc->tail_slot;
-	tail_seq = rc->tail_seq;
-	chain_epoch = rc->tail_epoch;
-	max_epoch = rc->epoch;
-	used = rc->used;
-	want = used - rc->pend_slots;	/* written records only */
-	if (!rc->draining && !__ressd_mover_needed(rc)) {
+	__ressd_log_region(rc, &reg);
+	tail_slot = reg.tail_slot;
+	tail_seq = reg.tail_seq;
+	chain_epoch = reg.tail_epoch;
+	max_epoch = reg.epoch;
+	used = reg.used;
+	want = reg.written;	/* written records only */
+	if (!rc->mover.draining && !__ressd_mover_needed(rc)) {
 		u32 low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
 
 		want = min(want, used > low ? used - low : 0);
@@ -336,7 +334,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 		if (r) {
 			DMERR("record %llu at slot %u: %s (tail %u/%llu, used %u)",
 			      end_seq, end_slot, why, tail_slot, tail_seq,
-			      READ_ONCE(rc->used));
+			      ressd_log_used(rc));
 			r = -EIO;
 			goto out;
 		}
@@ -397,14 +395,9 @@ static int ressd_mover_round(struct ressd_c *rc)
 	 * that replay never takes a stale record there after a crash (I2).
 	 */
 	spin_lock_irq(&rc->lock);
-	tail_epoch = end_seq >= rc->epoch_first_seq ? rc->epoch : chain_epoch;
+	tail_epoch = __ressd_log_checkpoint_epoch(rc, end_seq, chain_epoch);
 	spin_unlock_irq(&rc->lock);
-	mutex_lock(&rc->meta_lock);
-	rc->sb.tail_slot = end_slot;
-	rc->sb.tail_seq = end_seq;
-	rc->sb.tail_epoch = tail_epoch;
-	mutex_unlock(&rc->meta_lock);
-	r = ressd_meta_write_sb(rc);
+	r = ressd_meta_write_checkpoint(rc, end_slot, end_seq, tail_epoch);
 	if (r)
 		goto out;
 
@@ -421,23 +414,12 @@ static int ressd_mover_round(struct ressd_c *rc)
 			break;
 	}
 	spin_unlock(&rc->index.lock);
+	spin_unlock_irq(&rc->lock);
 	if (WARN_ON_ONCE(i < region)) {
-		spin_unlock_irq(&rc->lock);
 		r = -EIO;
 		goto out;
 	}
-	old = rc->read_epoch;
-	rc->read_epoch ^= 1;
-	spin_unlock_irq(&rc->lock);
-	wait_event(rc->wait, !atomic_read(&rc->log_readers[old]));
-
-	spin_lock_irq(&rc->lock);
-	rc->tail_slot = end_slot;
-	rc->tail_seq = end_seq;
-	rc->tail_epoch = tail_epoch;
-	rc->used -= region;
-	spin_unlock_irq(&rc->lock);
-	queue_work(rc->wq, &rc->worker);
+	ressd_log_release(rc, end_slot, end_seq, tail_epoch, region);
 out:
 	if (pages)
 		for (i = 0; i < batch; i++)
@@ -461,16 +443,24 @@ out:
  */
 static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 {
+	struct ressd_log_region reg;
 	bool run;
-	u64 pct;
+	u32 high;
 
 	spin_lock_irq(&rc->lock);
-	pct = div_u64((u64)rc->used * 100, rc->lg.nr_slots);
-	if (pct >= rc->tunables.high_watermark)
+	high = DIV_ROUND_UP_ULL((u64)rc->lg.nr_slots * rc->tunables.high_watermark, 100);
+	__ressd_log_region(rc, &reg);
+	if (reg.used >= high)
 		*active = true;
-	run = rc->mode == RESSD_MODE_RW && rc->used > rc->pend_slots &&
+	run = rc->mode == RESSD_MODE_RW && reg.written &&
 	      (__ressd_mover_needed(rc) ||
-	       (!rc->mover_paused && !rc->suspending && (rc->draining || *active)));
+	       (!rc->mover.paused && !rc->suspending && (rc->mover.draining || *active)));
+	/*
+	 * Until the next look: each log write from high_watermark on wakes
+	 * the thread, each one during a drain (set under the lock, so that a
+	 * write that completes after this look sees it).
+	 */
+	__ressd_log_wake_mover_at(rc, rc->mover.draining ? 0 : high);
 	spin_unlock_irq(&rc->lock);
 	return run;
 }
@@ -483,13 +473,11 @@ static int ressd_mover_thread(void *data)
 
 	set_freezable();
 	while (!kthread_should_stop()) {
-		wait_event_freezable(rc->mover_wait, kthread_should_stop() ||
+		wait_event_freezable(rc->log.mover_wait, kthread_should_stop() ||
 				     ressd_mover_should_run(rc, &active));
 		if (kthread_should_stop())
 			break;
-		mutex_lock(&rc->mover_lock);
 		r = ressd_mover_round(rc);
-		mutex_unlock(&rc->mover_lock);
 		wake_up_all(&rc->wait);
 		if (r != -EAGAIN)
 			active = false;
@@ -505,71 +493,87 @@ int ressd_mover_start(struct ressd_c *rc)
 {
 	struct task_struct *t;
 
-	if (rc->mover)
+	if (rc->mover.task)
 		return 0;
 	t = kthread_run(ressd_mover_thread, rc, "kressd_mover");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	rc->mover = t;
+	rc->mover.task = t;
 	return 0;
 }
 
 void ressd_mover_stop(struct ressd_c *rc)
 {
-	if (!rc->mover)
+	if (!rc->mover.task)
 		return;
-	kthread_stop(rc->mover);
-	rc->mover = NULL;
+	kthread_stop(rc->mover.task);
+	rc->mover.task = NULL;
 }
 
 void ressd_mover_kick(struct ressd_c *rc)
 {
-	wake_up(&rc->mover_wait);
+	wake_up(&rc->log.mover_wait);
 }
 
-void ressd_mover_log_grew(struct ressd_c *rc)
+void ressd_mover_pause(struct ressd_c *rc, bool pause)
 {
-	u64 used = READ_ONCE(rc->used);
+	spin_lock_irq(&rc->lock);
+	rc->mover.paused = pause;
+	spin_unlock_irq(&rc->lock);
+	ressd_mover_kick(rc);
+	/* A "drain" waiting for the mover gives up. */
+	wake_up_all(&rc->wait);
+}
 
-	/*
-	 * Lockless: the thread checks again under the lock.  A wake-up that
-	 * races with "drain" is not lost: drain wakes the thread itself.
-	 */
-	if (READ_ONCE(rc->draining) ||
-	    used * 100 >= (u64)rc->lg.nr_slots * READ_ONCE(rc->tunables.high_watermark))
-		wake_up(&rc->mover_wait);
+bool __ressd_mover_busy(struct ressd_c *rc, u64 block, u64 nr)
+{
+	lockdep_assert_held(&rc->lock);
+	return block < rc->mover.busy_hi && rc->mover.busy_lo < block + nr;
+}
+
+u8 __ressd_mover_home_get(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return ressd_phase_get(&rc->mover.home);
+}
+
+void ressd_mover_home_put(struct ressd_c *rc, u8 phase)
+{
+	ressd_phase_put(&rc->mover.home, phase, &rc->wait);
 }
 
 int ressd_mover_drain(struct ressd_c *rc)
 {
+	u32 used;
 	int r;
 
 	spin_lock_irq(&rc->lock);
-	if (rc->mover_paused || rc->suspending) {
+	if (rc->mover.paused || rc->suspending) {
 		spin_unlock_irq(&rc->lock);
 		DMWARN("drain: the mover is %s",
-		       rc->mover_paused ? "paused" : "stopped (suspending)");
+		       rc->mover.paused ? "paused" : "stopped (suspending)");
 		return -EBUSY;
 	}
-	rc->draining = true;
+	rc->mover.draining = true;
 	spin_unlock_irq(&rc->lock);
 
 	r = ressd_log_sync(rc);
 	ressd_mover_kick(rc);
 	if (!r)
-		r = wait_event_interruptible(rc->wait, !READ_ONCE(rc->used) ||
+		r = wait_event_interruptible(rc->wait, !ressd_log_used(rc) ||
 					     READ_ONCE(rc->mode) != RESSD_MODE_RW ||
-					     READ_ONCE(rc->mover_paused) ||
+					     READ_ONCE(rc->mover.paused) ||
 					     READ_ONCE(rc->suspending));
 	spin_lock_irq(&rc->lock);
-	rc->draining = false;
+	rc->mover.draining = false;
 	/*
 	 * A suspend stops the mover and then waits for this message to
 	 * return (it runs in the table's SRCU read section): give up.
 	 */
-	if (!r && rc->used && rc->suspending)
-		DMWARN("drain: interrupted by a suspend, %u slots still used", rc->used);
-	if (!r && rc->used)
+	used = ressd_log_used(rc);
+	if (!r && used && rc->suspending)
+		DMWARN("drain: interrupted by a suspend, %u slots still used", used);
+	if (!r && used)
 		r = rc->mode != RESSD_MODE_RW ? -EIO : -EBUSY;
 	spin_unlock_irq(&rc->lock);
 	return r;

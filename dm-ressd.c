@@ -261,7 +261,7 @@ void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why)
 		queue_work(system_wq, &rc->event_work);
 		wake_up_all(&rc->wait);
 		/* Writes held for room in the log fail now (ressd_worker()). */
-		queue_work(rc->wq, &rc->worker);
+		ressd_kick(rc);
 	}
 }
 
@@ -481,16 +481,16 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	 */
 	if (!discard && __ressd_any_mapped(rc, block, nr)) {
 		/* The mover is writing an older copy of these blocks home. */
-		if (block < rc->busy_hi && rc->busy_lo < block + nr) {
+		if (__ressd_mover_busy(rc, block, nr)) {
 			ressd_defer(rc, bio);
 			spin_unlock_irqrestore(&rc->lock, flags);
 			return DM_MAPIO_SUBMITTED;
 		}
 		io->kind = RESSD_IO_INVAL;
-		io->block = block;
-		io->nr = nr;
-		list_add_tail(&io->busy, &rc->busy);
+		__ressd_log_inval_begin(rc, &io->inv, block, nr);
 	}
+	io->home_write = true;
+	io->phase = __ressd_mover_home_get(rc);
 	spin_unlock_irqrestore(&rc->lock, flags);
 	if (!discard)
 		atomic64_inc(&rc->direct_writes);
@@ -529,8 +529,7 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 	spin_unlock(&rc->index.lock);
 	if (m.mapped) {
 		io->kind = RESSD_IO_LOG_READ;
-		io->epoch = rc->read_epoch;
-		atomic_inc(&rc->log_readers[io->epoch]);
+		io->phase = __ressd_log_read_get(rc);
 	}
 	spin_unlock_irqrestore(&rc->lock, flags);
 
@@ -542,19 +541,19 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 	if (!m.mapped) {
 		ressd_remap_home(rc, bio);
 	} else {
-		bio_set_dev(bio, rc->log->bdev);
+		bio_set_dev(bio, rc->log_dev->bdev);
 		bio->bi_iter.bi_sector = rc->geo.log_offset +
 			((sector_t)(RESSD_SB_BLOCKS + m.slot) << 3) + (off & 7);
 	}
 	return DM_MAPIO_REMAPPED;
 }
 
-int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
+static int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
 {
 	struct ressd_io *io = ressd_io(bio);
 
 	memset(io, 0, sizeof(*io));
-	INIT_LIST_HEAD(&io->busy);
+	INIT_LIST_HEAD(&io->inv.list);
 
 	if (bio->bi_opf & REQ_PREFLUSH && !bio_sectors(bio)) {
 		unsigned long flags;
@@ -564,7 +563,7 @@ int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
 		io->kind = RESSD_IO_FLUSH;
 		/* The home writes of these invalidations are covered. */
 		spin_lock_irqsave(&rc->lock, flags);
-		io->block = rc->inval_gen;
+		io->gen = __ressd_log_inval_gen(rc);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		bio_set_dev(bio, rc->origin->bdev);
 		return DM_MAPIO_REMAPPED;
@@ -586,17 +585,22 @@ static int ressd_map(struct dm_target *ti, struct bio *bio)
 }
 
 /*
- * Hold a completed bio on @list for the worker, which completes it again
- * later (then end_io returns DM_ENDIO_DONE).  Releases rc->lock.
+ * Hold a completed bio, which the worker or the log completes again later
+ * (then end_io returns DM_ENDIO_DONE): on inval_retry until a record has
+ * room for its invalidation (@durable false), or until the log is durable.
+ * Releases rc->lock.
  */
-static int ressd_hold(struct ressd_c *rc, struct bio *bio,
-		      struct bio_list *list, unsigned long flags)
+static int ressd_hold(struct ressd_c *rc, struct bio *bio, bool durable,
+		      unsigned long flags)
 	__releases(&rc->lock)
 {
 	ressd_io(bio)->held = true;
-	bio_list_add(list, bio);
+	if (durable)
+		__ressd_log_wait_durable(rc, bio);
+	else
+		bio_list_add(&rc->inval_retry, bio);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	queue_work(rc->wq, &rc->worker);
+	ressd_kick(rc);
 	return DM_ENDIO_INCOMPLETE;
 }
 
@@ -609,11 +613,12 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 
 	if (io->held)		/* the second completion of a held bio */
 		return DM_ENDIO_DONE;
+	if (io->home_write)	/* first: it is complete at home */
+		ressd_mover_home_put(rc, io->phase);
 
 	switch (io->kind) {
 	case RESSD_IO_LOG_READ:
-		if (atomic_dec_and_test(&rc->log_readers[io->epoch]))
-			wake_up_all(&rc->wait);
+		ressd_log_read_put(rc, io->phase);
 		/*
 		 * A read-ahead may fail without the device failing (a suspended
 		 * dm device below fails it at once), as may a REQ_NOWAIT read
@@ -626,27 +631,26 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 		spin_lock_irqsave(&rc->lock, flags);
 		if (*error) {
 			/* Home may be torn: the logged copy stays the newest good one. */
-			list_del_init(&io->busy);
+			__ressd_log_inval_abort(rc, &io->inv);
 			spin_unlock_irqrestore(&rc->lock, flags);
 			break;
 		}
-		/* Hold the write (still "busy") until a record can take it. */
-		if (!__ressd_log_invalidate(rc, io->block, io->nr))
-			return ressd_hold(rc, bio, &rc->inval_retry, flags);
-		list_del_init(&io->busy);
+		/* Hold the write (still pending) until a record can take it. */
+		if (!__ressd_log_inval_end(rc, &io->inv))
+			return ressd_hold(rc, bio, false, flags);
 		/* FUA: the invalidation must be durable first (I2). */
 		if (bio->bi_opf & REQ_FUA)
-			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
+			return ressd_hold(rc, bio, true, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		break;
 	case RESSD_IO_FLUSH:
 		if (*error)
 			break;
 		spin_lock_irqsave(&rc->lock, flags);
-		__ressd_origin_flushed(rc, io->block);
+		__ressd_origin_flushed(rc, io->gen);
 		/* The origin is flushed; now the log. */
 		if (__ressd_log_needs_flush(rc))
-			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
+			return ressd_hold(rc, bio, true, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		break;
 	case RESSD_IO_HOME:
@@ -660,17 +664,98 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 		if (*error || bio_op(bio) != REQ_OP_WRITE || !(bio->bi_opf & REQ_FUA))
 			break;
 		/* Lockless first look (rechecked under the lock): usually all durable. */
-		if (READ_ONCE(rc->inval_gen) <= READ_ONCE(rc->inval_durable_gen))
+		if (ressd_log_invals_durable(rc))
 			break;
 		spin_lock_irqsave(&rc->lock, flags);
-		if (rc->inval_gen > rc->inval_durable_gen)
-			return ressd_hold(rc, bio, &rc->flush_waiters, flags);
+		if (!__ressd_log_invals_durable(rc))
+			return ressd_hold(rc, bio, true, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
 		break;
 	default:
 		break;
 	}
 	return DM_ENDIO_DONE;
+}
+
+/* ---- the worker ---- */
+
+/* Held home writes whose invalidation found no room: try again. */
+static void ressd_retry_invalidations(struct ressd_c *rc)
+{
+	struct bio_list done, failed;
+	struct bio *bio;
+	bool wake;
+
+	bio_list_init(&done);
+	bio_list_init(&failed);
+	spin_lock_irq(&rc->lock);
+	if (rc->mode != RESSD_MODE_RW) {
+		/*
+		 * Only the mover can make room, and it runs only in rw: these
+		 * writes are complete at home, but their invalidation will
+		 * never be recorded, so the logged copy stays the one a read
+		 * returns, and they fail.
+		 */
+		while ((bio = bio_list_pop(&rc->inval_retry))) {
+			__ressd_log_inval_abort(rc, &ressd_io(bio)->inv);
+			bio_list_add(&failed, bio);
+		}
+	}
+	while ((bio = bio_list_peek(&rc->inval_retry))) {
+		if (!__ressd_log_inval_end(rc, &ressd_io(bio)->inv))
+			break;
+		bio_list_pop(&rc->inval_retry);
+		if (bio->bi_opf & REQ_FUA)
+			__ressd_log_wait_durable(rc, bio);
+		else
+			bio_list_add(&done, bio);
+	}
+	/* Still no room: the mover must make it, even paused (mover.c). */
+	wake = !bio_list_empty(&rc->inval_retry);
+	spin_unlock_irq(&rc->lock);
+	if (wake)
+		ressd_mover_kick(rc);
+	ressd_bio_list_endio(&done, BLK_STS_OK);
+	ressd_bio_list_endio(&failed, BLK_STS_IOERR);
+}
+
+/* Map again the bios map() deferred (no record buffer, the mover's batch). */
+static void ressd_map_deferred(struct ressd_c *rc)
+{
+	struct bio_list bios;
+	struct bio *bio;
+
+	spin_lock_irq(&rc->lock);
+	bios = rc->deferred;
+	bio_list_init(&rc->deferred);
+	spin_unlock_irq(&rc->lock);
+	while ((bio = bio_list_pop(&bios))) {
+		switch (ressd_map_bio(rc, bio)) {
+		case DM_MAPIO_REMAPPED:
+			dm_submit_bio_remap(bio, NULL);
+			break;
+		case DM_MAPIO_KILL:
+			bio_io_error(bio);
+			break;
+		default:	/* held in a record, or deferred again */
+			break;
+		}
+	}
+}
+
+/*
+ * The worker (rc->wq, ordered): held writes first, so that their
+ * invalidations and FUA waits join the records written next; then the log
+ * (flushes, chunks, sealed records); then the deferred bios, which may find
+ * a record buffer or the mover's batch gone now.
+ */
+static void ressd_worker(struct work_struct *ws)
+{
+	struct ressd_c *rc = container_of(ws, struct ressd_c, worker);
+
+	ressd_retry_invalidations(rc);
+	ressd_log_work(rc);
+	ressd_map_deferred(rc);
 }
 
 /* ---- suspend and resume ---- */
@@ -690,7 +775,7 @@ static void ressd_presuspend(struct dm_target *ti)
 	WRITE_ONCE(rc->suspending, true);
 	__ressd_log_seal(rc, 0);
 	spin_unlock_irq(&rc->lock);
-	wake_up_all(&rc->mover_wait);
+	ressd_mover_kick(rc);
 	/* A "drain" waiting for the mover gives up (the mover stops now). */
 	wake_up_all(&rc->wait);
 }
@@ -703,8 +788,8 @@ static void ressd_presuspend_undo(struct dm_target *ti)
 	spin_lock_irq(&rc->lock);
 	WRITE_ONCE(rc->suspending, false);
 	spin_unlock_irq(&rc->lock);
-	wake_up_all(&rc->mover_wait);
-	queue_work(rc->wq, &rc->worker);
+	ressd_mover_kick(rc);
+	ressd_kick(rc);
 }
 
 /*
@@ -725,14 +810,21 @@ static void ressd_postsuspend(struct dm_target *ti)
 static int ressd_preresume(struct dm_target *ti)
 {
 	struct ressd_c *rc = ti->private;
+	struct ressd_log_start st;
 	int r;
 
 	if (rc->recovered)
 		return 0;
-	r = ressd_meta_recover(rc);
+	r = ressd_meta_recover(rc, &st);
 	if (r)
 		return r;
+	ressd_log_start(rc, &st);
+	spin_lock_irq(&rc->lock);
+	/* A read-only table serves what the log holds and changes nothing. */
+	if (!(dm_table_get_mode(ti->table) & FMODE_WRITE))
+		rc->mode = RESSD_MODE_RO;
 	rc->recovered = true;
+	spin_unlock_irq(&rc->lock);
 	return 0;
 }
 
@@ -745,7 +837,7 @@ static void ressd_resume(struct dm_target *ti)
 	spin_unlock_irq(&rc->lock);
 	if (ressd_mover_start(rc))
 		ressd_set_mode(rc, RESSD_MODE_RO, "cannot start the mover");
-	queue_work(rc->wq, &rc->worker);
+	ressd_kick(rc);
 }
 
 /* ---- status and messages ---- */
@@ -775,7 +867,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	spin_lock_irq(&rc->lock);
 	t = rc->tunables;
 	mode = rc->mode;
-	used = rc->used;
+	used = ressd_log_used(rc);
 	spin_lock(&rc->index.lock);
 	mapped = rc->index.mapped;
 	spin_unlock(&rc->index.lock);
@@ -803,7 +895,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
 		       (unsigned long long)rc->geo.origin_offset,
-		       rc->log->name, (unsigned long long)rc->geo.log_offset,
+		       rc->log_dev->name, (unsigned long long)rc->geo.log_offset,
 		       (unsigned long long)rc->geo.log_sectors);
 		DMEMIT(" 8 small_write_max %u high_watermark %u", t.small_write_max,
 		       t.high_watermark);
@@ -815,7 +907,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",origin_name=%s,origin_offset=%llu", rc->origin->name,
 		       (unsigned long long)rc->geo.origin_offset);
 		DMEMIT(",log_name=%s,log_offset=%llu,log_sectors=%llu",
-		       rc->log->name, (unsigned long long)rc->geo.log_offset,
+		       rc->log_dev->name, (unsigned long long)rc->geo.log_offset,
 		       (unsigned long long)rc->geo.log_sectors);
 		DMEMIT(",small_write_max=%u,high_watermark=%u", t.small_write_max,
 		       t.high_watermark);
@@ -852,11 +944,7 @@ static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	if (argc == 2 && !strcasecmp(argv[0], "mover") &&
 	    (!strcasecmp(argv[1], "pause") || !strcasecmp(argv[1], "resume"))) {
-		spin_lock_irq(&rc->lock);
-		rc->mover_paused = !strcasecmp(argv[1], "pause");
-		spin_unlock_irq(&rc->lock);
-		wake_up_all(&rc->mover_wait);
-		wake_up_all(&rc->wait);
+		ressd_mover_pause(rc, !strcasecmp(argv[1], "pause"));
 		return 0;
 	}
 	if (argc == 3 && !strcasecmp(argv[0], "set")) {
@@ -892,7 +980,7 @@ static int ressd_iterate_devices(struct dm_target *ti,
 
 	r = fn(ti, rc->origin, rc->geo.origin_offset, ti->len, data);
 	if (!r)
-		r = fn(ti, rc->log, rc->geo.log_offset, rc->geo.log_sectors, data);
+		r = fn(ti, rc->log_dev, rc->geo.log_offset, rc->geo.log_sectors, data);
 	return r;
 }
 
@@ -933,9 +1021,9 @@ static bool ressd_ranges_overlap(struct block_device *a, sector_t a_start, secto
 /* Does the log of @a overlap the log or the normal area of @b? */
 static bool ressd_log_overlaps(struct ressd_c *a, struct ressd_c *b)
 {
-	return ressd_ranges_overlap(a->log->bdev, a->geo.log_offset, a->geo.log_sectors,
-				    b->log->bdev, b->geo.log_offset, b->geo.log_sectors) ||
-	       ressd_ranges_overlap(a->log->bdev, a->geo.log_offset, a->geo.log_sectors,
+	return ressd_ranges_overlap(a->log_dev->bdev, a->geo.log_offset, a->geo.log_sectors,
+				    b->log_dev->bdev, b->geo.log_offset, b->geo.log_sectors) ||
+	       ressd_ranges_overlap(a->log_dev->bdev, a->geo.log_offset, a->geo.log_sectors,
 				    b->origin->bdev, b->geo.origin_offset, b->geo.origin_sectors);
 }
 
@@ -975,7 +1063,7 @@ static void ressd_dtr(struct dm_target *ti)
 	ressd_unclaim(rc);
 	ressd_plug_release(rc);
 	ressd_mover_stop(rc);
-	hrtimer_cancel(&rc->seal_timer);
+	ressd_log_stop_timer(rc);
 	/*
 	 * Log write completions that are still returning (they queue the
 	 * worker after completing the bios a suspend waited for), then the
@@ -988,8 +1076,8 @@ static void ressd_dtr(struct dm_target *ti)
 	bioset_exit(&rc->bs);
 	ressd_log_exit(rc);
 	ressd_index_exit(&rc->index);
-	if (rc->log)
-		dm_put_device(ti, rc->log);
+	if (rc->log_dev)
+		dm_put_device(ti, rc->log_dev);
 	if (rc->origin)
 		dm_put_device(ti, rc->origin);
 	kfree(rc);
@@ -1018,24 +1106,22 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = rc;
 	INIT_LIST_HEAD(&rc->claim);
 	spin_lock_init(&rc->lock);
-	mutex_init(&rc->meta_lock);
-	mutex_init(&rc->mover_lock);
+	ressd_meta_init(rc);
 	spin_lock_init(&rc->index.lock);
-	INIT_LIST_HEAD(&rc->sealed);
-	INIT_LIST_HEAD(&rc->free_recs);
-	INIT_LIST_HEAD(&rc->busy);
 	bio_list_init(&rc->deferred);
-	bio_list_init(&rc->flush_waiters);
 	bio_list_init(&rc->inval_retry);
 	INIT_WORK(&rc->worker, ressd_worker);
 	INIT_WORK(&rc->event_work, ressd_event_work);
 	init_waitqueue_head(&rc->wait);
-	init_waitqueue_head(&rc->mover_wait);
-	hrtimer_init(&rc->seal_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	rc->seal_timer.function = ressd_seal_timer;
 	rc->mode = RESSD_MODE_RW;
 	ressd_default_tunables(&rc->tunables);
 	g = &rc->geo;
+	/* First: the destructor, which every failure below runs, tears it down. */
+	r = ressd_log_init(rc);
+	if (r) {
+		ti->error = "Cannot allocate record buffers";
+		goto bad;
+	}
 
 	r = dm_get_device(ti, dm_shift_arg(&as), mode, &rc->origin);
 	if (r) {
@@ -1047,7 +1133,7 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad;
 	}
-	r = dm_get_device(ti, dm_shift_arg(&as), mode, &rc->log);
+	r = dm_get_device(ti, dm_shift_arg(&as), mode, &rc->log_dev);
 	if (r) {
 		ti->error = "Error opening log device";
 		goto bad;
@@ -1073,8 +1159,8 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	g->origin_sectors = ti->len;
 	g->origin_dev_sectors = bdev_nr_sectors(rc->origin->bdev);
-	g->log_dev_sectors = bdev_nr_sectors(rc->log->bdev);
-	g->same_dev = rc->origin->bdev == rc->log->bdev;
+	g->log_dev_sectors = bdev_nr_sectors(rc->log_dev->bdev);
+	g->same_dev = rc->origin->bdev == rc->log_dev->bdev;
 	err = ressd_check_geometry(g);
 	if (err) {
 		ti->error = (char *)err;
@@ -1102,15 +1188,10 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = (char *)err;
 		goto bad;
 	}
-	rc->lg.nonce = rc->sb.nonce;
-	rc->lg.nr_slots = rc->sb.nr_slots;
+	rc->lg.nonce = rc->meta.sb.nonce;
+	rc->lg.nr_slots = rc->meta.sb.nr_slots;
 	rc->lg.origin_blocks = g->origin_sectors >> 3;
 
-	r = ressd_log_init(rc);
-	if (r) {
-		ti->error = "Cannot allocate record buffers";
-		goto bad;
-	}
 	r = bioset_init(&rc->bs, 64, 0, BIOSET_NEED_BVECS);
 	if (r) {
 		ti->error = "Cannot allocate bio set";

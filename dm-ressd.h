@@ -100,8 +100,6 @@ int ressd_parse_sector(const char *s, sector_t *out);
 bool ressd_plug_burst(struct ressd_c *rc);
 /* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */
 void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
-/* Map a bio (from map() or the worker), see dm-ressd.c. */
-int ressd_map_bio(struct ressd_c *rc, struct bio *bio);
 /* The constructor: allocate the handle those callbacks hold (may sleep). */
 int ressd_plug_init(struct ressd_c *rc);
 /* The destructor: callbacks still queued on plugs no longer touch @rc. */
@@ -218,7 +216,7 @@ struct ressd_record {
 	u32 nr_sub;			/* entries whose data was written in chunks */
 	u32 chunk_first;		/* the chunk in flight: entries [first, nr_sub) */
 	u64 seq;
-	u64 inval_gen;			/* rc->inval_gen of its newest invalidation */
+	u64 inval_gen;			/* rc->log.inval_gen of its newest invalidation */
 	blk_opf_t flags;		/* REQ_PREFLUSH | REQ_FUA when it must be durable */
 	bool padding;			/* fills the end of the log: dead entries, no data */
 	struct bio_list bios;		/* held writes not yet submitted, in slot order */
@@ -246,18 +244,30 @@ struct ressd_record {
 /* What a bio is to the target; kept in its per-bio data. */
 enum ressd_io_kind {
 	RESSD_IO_HOME = 0,	/* sent home; a FUA write may wait for the log */
-	RESSD_IO_LOG_READ,	/* read from the log: holds a read-epoch reference */
+	RESSD_IO_LOG_READ,	/* read from the log: holds a readers-phase reference */
 	RESSD_IO_INVAL,		/* home write or discard over logged blocks */
 	RESSD_IO_FLUSH,		/* empty flush sent to the origin */
 	RESSD_IO_LOGGED,	/* small write held in a record */
 };
 
-struct ressd_io {
-	struct list_head busy;	/* on rc->busy while an INVAL write is in flight */
-	u64 block;		/* first block covered; a FLUSH: rc->inval_gen */
+/*
+ * A home write or discard over logged blocks, from map() until the log has
+ * recorded its invalidation (dm-ressd-log.c keeps them; rc->lock).
+ */
+struct ressd_inval {
+	struct list_head list;	/* on rc->log.pending */
+	u64 block;		/* first block covered */
 	u64 nr;			/* blocks covered */
+	bool held;		/* complete at home, waiting for room in a record */
+};
+
+struct ressd_io {
+	struct ressd_inval inv;	/* an INVAL write */
+	u64 gen;		/* a FLUSH: the invalidations it covers */
 	u8 kind;		/* enum ressd_io_kind */
-	u8 epoch;		/* read epoch of a LOG_READ */
+	u8 phase;		/* a LOG_READ's readers phase; a write */
+				/*   home's home phase (home_write) */
+	bool home_write;	/* a write or discard sent home, counted by the mover */
 	bool held;		/* completion held once already (DM_ENDIO_INCOMPLETE) */
 };
 
@@ -286,29 +296,49 @@ u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
 			 u32 max_blocks, bool by_slot, u32 *first);
 
 /*
- * The target.  Fields set by the constructor and never changed afterwards
- * need no lock; the others name theirs.
+ * Two phases of users, as SRCU has, in small: a user takes a reference on
+ * the current phase and drops it when done; a waiter flips the phase and
+ * waits until the old one has no users left, so that every user that began
+ * before the flip has finished.  Get and flip under the owner's lock; put
+ * in any context.
  */
-struct ressd_c {
-	struct dm_target *ti;
-	struct dm_dev *origin;
-	struct dm_dev *log;
-	struct ressd_geometry geo;
-	struct list_head claim;		/* on the list of live targets' ranges */
+struct ressd_phase {
+	u8 cur;				/* under the owner's lock */
+	atomic_t users[2];
+};
 
-	spinlock_t lock;		/* protects tunables and mode */
-	struct ressd_tunables tunables;
-	enum ressd_mode mode;
+static inline u8 ressd_phase_get(struct ressd_phase *p)
+{
+	atomic_inc(&p->users[p->cur]);
+	return p->cur;
+}
 
-	struct mutex meta_lock;		/* serialises superblock writes */
-	struct ressd_sb_info sb;	/* under meta_lock */
-	bool formatted;			/* this constructor formatted the log */
+static inline void ressd_phase_put(struct ressd_phase *p, u8 phase,
+				   wait_queue_head_t *wq)
+{
+	if (atomic_dec_and_test(&p->users[phase]))
+		wake_up_all(wq);
+}
 
-	struct ressd_index index;	/* its own lock, nested in rc->lock */
-	struct ressd_log_geo lg;
-	bool recovered;			/* replay done (first preresume) */
+/* Flip; returns the old phase, to wait for with ressd_phase_idle(). */
+static inline u8 ressd_phase_flip(struct ressd_phase *p)
+{
+	p->cur ^= 1;
+	return p->cur ^ 1;
+}
 
-	/* The log writer; all under rc->lock. */
+static inline bool ressd_phase_idle(struct ressd_phase *p, u8 phase)
+{
+	return !atomic_read(&p->users[phase]);
+}
+
+/*
+ * The log writer's state (dm-ressd-log.c).  Only dm-ressd-log.c writes it,
+ * under rc->lock; the other files read it through the functions of its
+ * section, and recovery and the mover move it through ressd_log_start() and
+ * ressd_log_release().
+ */
+struct ressd_log {
 	u32 head;			/* next slot to hand out */
 	u64 next_seq;			/* seq of the next record opened */
 	u64 epoch;			/* records written now carry it */
@@ -317,11 +347,13 @@ struct ressd_c {
 	u64 tail_epoch;			/*   and the chain's epoch there */
 	u64 epoch_first_seq;		/* records from this seq on carry epoch */
 	u32 used;			/* slots from the tail to head, and the */
-					/*   open record's trailer */
+					/*   open record's trailer (lockless */
+					/*   readers: READ_ONCE) */
 	u32 pend_start;			/* first slot of the oldest unwritten record */
 	u32 pend_slots;			/* slots from pend_start on, as in used */
-	bool log_dirty;			/* log written since the last log flush */
-	bool log_broken;		/* a log write or flush failed: recovery */
+	u32 wake_used;			/* wake mover_wait when used reaches it */
+	bool dirty;			/* log written since the last log flush */
+	bool broken;			/* a log write or flush failed: recovery */
 					/*   stops there, so no later one may be */
 					/*   acknowledged (latched) */
 	u64 inval_gen;			/* invalidations recorded so far */
@@ -334,29 +366,70 @@ struct ressd_c {
 	struct ressd_record *inflight;	/* record or chunk being written, or NULL */
 	struct list_head sealed;	/* sealed records waiting to be written */
 	struct list_head free_recs;	/* unused record buffers */
-	struct bio_list deferred;	/* bios map() could not handle yet */
 	struct bio_list flush_waiters;	/* held until the log is durable */
-	struct bio_list inval_retry;	/* INVAL writes waiting for record room */
-	struct list_head busy;		/* INVAL writes in flight (struct ressd_io) */
-	u64 busy_lo, busy_hi;		/* mover batch in flight: blocks [lo, hi) */
-	struct ressd_classifier cls;	/* recent write streams */
-	struct ressd_plug *plug;	/* end-of-burst callbacks' handle (dm-ressd.c) */
-	u8 read_epoch;			/* log reads take a reference on it */
-	atomic_t log_readers[2];	/* log reads in flight, per epoch */
-	bool suspending;		/* between presuspend and resume */
+	struct list_head pending;	/* struct ressd_inval: home writes over */
+					/*   logged blocks, not yet recorded */
+	u32 nr_held;			/*   of which complete, waiting for room */
+	struct ressd_phase readers;	/* reads of log slots in flight */
+	wait_queue_head_t mover_wait;	/* the mover sleeps here (used >= wake_used) */
+};
 
-	struct workqueue_struct *wq;	/* the worker: seals and writes records */
+/* Superblocks (dm-ressd-meta.c). */
+struct ressd_meta {
+	struct mutex lock;		/* serialises superblock writes */
+	struct ressd_sb_info sb;	/* under lock */
+};
+
+/* The mover (dm-ressd-mover.c); the thread sleeps on rc->log.mover_wait. */
+struct ressd_mover {
+	struct task_struct *task;	/* the thread, while the target runs */
+	bool paused;			/* under rc->lock: "mover pause" */
+	bool draining;			/* under rc->lock: "drain" asked */
+	u64 busy_lo, busy_hi;		/* under rc->lock: batch in flight, */
+					/*   blocks [lo, hi) */
+	struct ressd_phase home;	/* writes home in flight (I5); rc->lock */
+};
+
+/*
+ * The target.  Fields set by the constructor and never changed afterwards
+ * need no lock; the others name theirs.  Each subsystem's state is its own
+ * struct, written only by its file; the fields of struct ressd_c itself are
+ * dm-ressd.c's, and mode, suspending and recovered are read by all under
+ * rc->lock.
+ */
+struct ressd_c {
+	struct dm_target *ti;
+	struct dm_dev *origin;
+	struct dm_dev *log_dev;
+	struct ressd_geometry geo;
+	struct ressd_log_geo lg;	/* set once the superblock is loaded */
+	struct list_head claim;		/* on the list of live targets' ranges */
+
+	spinlock_t lock;		/* protects tunables, mode and the */
+					/*   subsystems' state that says so */
+	struct ressd_tunables tunables;
+	enum ressd_mode mode;
+	bool suspending;		/* between presuspend and resume */
+	bool recovered;			/* replay done (first preresume) */
+
+	struct ressd_index index;	/* its own lock, nested in rc->lock */
+	struct ressd_log log;
+	struct ressd_meta meta;
+	struct ressd_mover mover;
+
+	/* The I/O path (dm-ressd.c), under rc->lock. */
+	struct bio_list deferred;	/* bios map() could not handle yet */
+	struct bio_list inval_retry;	/* INVAL writes waiting for record room */
+	struct ressd_classifier cls;	/* recent write streams */
+	struct ressd_plug *plug;	/* end-of-burst callbacks' handle */
+
+	/* Execution context shared by the subsystems (see ressd_kick()). */
+	struct workqueue_struct *wq;	/* the worker: records, flushes, retries */
 	struct work_struct worker;
 	struct work_struct event_work;	/* dm_table_event() outside interrupts */
 	struct bio_set bs;		/* record and mover bios */
-	wait_queue_head_t wait;		/* record written, space freed, readers gone */
-
-	/* The mover (dm-ressd-mover.c). */
-	struct task_struct *mover;
-	wait_queue_head_t mover_wait;
-	struct mutex mover_lock;	/* held for a whole mover round */
-	bool mover_paused;		/* under rc->lock */
-	bool draining;			/* under rc->lock: "drain" asked */
+	wait_queue_head_t wait;		/* record written, space freed, readers */
+					/*   gone, mode or mover state changed */
 
 	/* Statistics for "dmsetup status"; atomic, no lock. */
 	atomic64_t redirected_writes;
@@ -369,6 +442,24 @@ struct ressd_c {
 	atomic64_t full_writes;		/* small writes sent home: log full */
 	atomic64_t deferred_bios;	/* bios map() handed to the worker */
 };
+
+/* Run the target's worker (any context). */
+static inline void ressd_kick(struct ressd_c *rc)
+{
+	queue_work(rc->wq, &rc->worker);
+}
+
+/* Complete every bio of @list, with @status unless it is 0 (any context). */
+static inline void ressd_bio_list_endio(struct bio_list *list, blk_status_t status)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(list))) {
+		if (status)
+			bio->bi_status = status;
+		bio_endio(bio);
+	}
+}
 
 /* ---- functions in dm-ressd-format.c: the on-disk codec and replay (pure) ---- */
 
@@ -482,6 +573,15 @@ struct ressd_replay {
 
 int ressd_replay(struct ressd_replay *rp, const char **error);
 
+/*
+ * The epoch a checkpoint at the record @seq carries (its tail_epoch): the
+ * current @epoch when that record is one of this activation (@seq at or
+ * after @first_seq, the first seq written in @epoch; written or not yet),
+ * else @chain_epoch, the epoch of the chain there.  Replay then never takes
+ * a stale record of an older activation at the checkpoint (I2, I6).
+ */
+u64 ressd_checkpoint_epoch(u64 seq, u64 first_seq, u64 epoch, u64 chain_epoch);
+
 /* ---- functions in dm-ressd-meta.c: superblocks, reading the log, recovery ---- */
 
 /*
@@ -492,11 +592,20 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
 /* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
 int ressd_meta_write_sb(struct ressd_c *rc);
 /*
- * Recover: load the superblock, replay the log into the index, hand the log
- * writer its place, write the checkpoint with a raised epoch.  Called from
- * the first preresume (and again if that failed); may sleep.
+ * Recover: load the superblock, replay the log into the index, fill in
+ * where the log writer starts, and (with a writable table) write the
+ * checkpoint with a raised epoch.  Called from the first preresume (and
+ * again if that failed); may sleep.
  */
-int ressd_meta_recover(struct ressd_c *rc);
+struct ressd_log_start;
+int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st);
+/*
+ * The mover moved the log's tail to the record @seq at @slot, whose chain
+ * epoch is @epoch: write that checkpoint (takes meta.lock; may sleep).
+ */
+int ressd_meta_write_checkpoint(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch);
+/* Set up the superblock state (the constructor, first). */
+void ressd_meta_init(struct ressd_c *rc);
 /* Reading the log forward with read-ahead (recovery, the mover's plan; may sleep). */
 struct ressd_readahead;
 struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
@@ -512,54 +621,157 @@ static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
 
 /* ---- functions in dm-ressd-log.c: the log writer ---- */
 
-/* Allocate and free the record buffers (may sleep). */
+/*
+ * Set up the writer's state and allocate its record buffers (may sleep).
+ * The constructor calls it first: ressd_log_exit() is safe after a failure.
+ */
 int ressd_log_init(struct ressd_c *rc);
 void ressd_log_exit(struct ressd_c *rc);
+/* The destructor: no seal timer runs after this (may sleep). */
+void ressd_log_stop_timer(struct ressd_c *rc);
+
+/* Where the writer starts after recovery (ressd_meta_recover() fills it). */
+struct ressd_log_start {
+	u32 head;		/* where the next record goes */
+	u64 next_seq;		/*   and its seq */
+	u32 tail_slot;		/* the checkpoint: the oldest live record */
+	u64 tail_seq;
+	u64 tail_epoch;		/*   and the chain's epoch there */
+	u32 used;		/* slots from the tail to head */
+	u64 epoch;		/* the epoch new records carry */
+};
+
+/* Hand the writer its place (before the target takes writes; may sleep). */
+void ressd_log_start(struct ressd_c *rc, const struct ressd_log_start *st);
+
 /*
  * Put the small write @bio of @nr blocks at @block in the open record
  * (opening one if needed).  Returns its first data slot, RESSD_NO_SLOT when
  * the log is full, or RESSD_DEFER_SLOT when no record buffer is free.  The
  * blocks enter the index when their data is written (in a chunk, or with
  * the trailer).  The record of a FUA write is sealed with FUA.  Caller
- * holds rc->lock.
+ * holds rc->lock; never sleeps.
  */
 #define RESSD_DEFER_SLOT	(U32_MAX - 1)
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
 /*
- * A home write or discard over logged blocks [block, block + nr) completed:
- * record the invalidation in the open record and unmap the blocks.  False
- * when no record can take it now (rc->lock held).
+ * Record the invalidation of logged blocks [block, block + nr) in the open
+ * record and unmap the blocks.  False when no record can take it now.
+ * Caller holds rc->lock; never sleeps.
  */
 bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
+/*
+ * Home writes over logged blocks (rc->lock held, never sleep): _begin at
+ * map(), before the write goes home; _end at its completion, which records
+ * the invalidation (false: no room yet, @inv is marked held and counted,
+ * call again later); _abort when the write failed or will not be recorded.
+ * Until one of the last two, __ressd_log_pending() finds it.
+ */
+void __ressd_log_inval_begin(struct ressd_c *rc, struct ressd_inval *inv,
+			     u64 block, u64 nr);
+bool __ressd_log_inval_end(struct ressd_c *rc, struct ressd_inval *inv);
+void __ressd_log_inval_abort(struct ressd_c *rc, struct ressd_inval *inv);
+/* The home write in flight over @block, or NULL (rc->lock held). */
+struct ressd_inval *__ressd_log_pending(struct ressd_c *rc, u64 block);
+/* How many of them are held for room in a record (rc->lock held). */
+u32 __ressd_log_nr_held(struct ressd_c *rc);
+/* The invalidations recorded so far; an origin flush issued now covers them. */
+u64 __ressd_log_inval_gen(struct ressd_c *rc);
+/* An origin flush issued at invalidation generation @gen completed (rc->lock held). */
+void __ressd_origin_flushed(struct ressd_c *rc, u64 gen);
+/* Flush the origin; the invalidations recorded so far are then covered (may sleep). */
+int ressd_origin_flush(struct ressd_c *rc);
+/*
+ * Are all recorded invalidations durable in the log?  Lockless (may say no
+ * when the answer just became yes), and under rc->lock.
+ */
+bool ressd_log_invals_durable(struct ressd_c *rc);
+bool __ressd_log_invals_durable(struct ressd_c *rc);
 /* Does anything acknowledged wait for a log flush? (rc->lock held) */
 bool __ressd_log_needs_flush(struct ressd_c *rc);
-void __ressd_origin_flushed(struct ressd_c *rc, u64 gen);
-int ressd_origin_flush(struct ressd_c *rc);
-/* Seal the open record, if any, with @flags (rc->lock held). */
+/*
+ * Complete @bio once everything acknowledged before is durable in the log;
+ * the caller then runs the worker (rc->lock held).
+ */
+void __ressd_log_wait_durable(struct ressd_c *rc, struct bio *bio);
+/* Seal the open record, if any, with @flags (rc->lock held, never sleeps). */
 void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
 /*
  * A burst ended: write the open record's pending data now, after
- * commit_delay_us when the log is idle, or when the write in flight is done.
+ * commit_delay_us when the log is idle, or when the write in flight is done
+ * (rc->lock held, never sleeps).
  */
 void __ressd_log_seal_soon(struct ressd_c *rc);
-enum hrtimer_restart ressd_seal_timer(struct hrtimer *t);
-/* The worker: writes chunks and sealed records, flushes, retries deferred bios. */
-void ressd_worker(struct work_struct *ws);
+/* The worker's part: flushes, then chunks and sealed records (may sleep). */
+void ressd_log_work(struct ressd_c *rc);
 /* Make everything acknowledged so far durable in the log (may sleep). */
 int ressd_log_sync(struct ressd_c *rc);
 
-/* ---- the mover (dm-ressd-mover.c) ---- */
+/*
+ * Reads of log slots: take a reference on the readers' phase when the
+ * index sends a read to the log (rc->lock held), drop it at completion (any
+ * context).  ressd_log_release() waits for the readers that began before
+ * it before it hands slots back.
+ */
+u8 __ressd_log_read_get(struct ressd_c *rc);
+void ressd_log_read_put(struct ressd_c *rc, u8 phase);
 
+/* Slots in use, for status and drain (lockless; READ_ONCE). */
+u32 ressd_log_used(struct ressd_c *rc);
+
+/* The mover's view of the log (rc->lock held). */
+struct ressd_log_region {
+	u32 tail_slot;		/* the oldest live record */
+	u64 tail_seq;
+	u64 tail_epoch;		/* the chain's epoch there */
+	u64 epoch;		/* the current epoch: no record is newer */
+	u32 used;		/* slots from the tail to head */
+	u32 written;		/*   of which in written records */
+};
+
+void __ressd_log_region(struct ressd_c *rc, struct ressd_log_region *reg);
+/*
+ * The epoch a checkpoint at the record @seq carries: the current one when
+ * that record is of this activation (written or not yet), else @chain_epoch,
+ * the chain's epoch there (rc->lock held).
+ */
+u64 __ressd_log_checkpoint_epoch(struct ressd_c *rc, u64 seq, u64 chain_epoch);
+/*
+ * The mover moved the @nr slots from the tail home, unmapped them and wrote
+ * the checkpoint (@slot, @seq, @epoch): wait for the reads of those slots
+ * still in flight, then hand them back to the writer (I4).  May sleep.
+ */
+void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
+		       u32 nr);
+/*
+ * Wake rc->log.mover_wait at each log write that leaves @used or more
+ * slots in use (rc->lock held; U32_MAX: never).
+ */
+void __ressd_log_wake_mover_at(struct ressd_c *rc, u32 used);
+
+/* ---- functions in dm-ressd-mover.c: the mover ---- */
+
+/* Start and stop the thread (resume, suspend, destructor; may sleep). */
 int ressd_mover_start(struct ressd_c *rc);
 void ressd_mover_stop(struct ressd_c *rc);
 /* Wake the mover: it runs if it has work (any context). */
 void ressd_mover_kick(struct ressd_c *rc);
-/*
- * A log write completed: wake the mover only if it may have work (the log
- * at or above high_watermark, or a drain), not once per write (any context).
- */
-void ressd_mover_log_grew(struct ressd_c *rc);
+/* "mover pause" and "mover resume" (may sleep). */
+void ressd_mover_pause(struct ressd_c *rc, bool pause);
 /* Move everything home ("drain"); may sleep; 0 or an error. */
 int ressd_mover_drain(struct ressd_c *rc);
+/*
+ * Is the mover writing an older copy of a block of [block, block + nr)
+ * home?  A write there must wait for it (rc->lock held).
+ */
+bool __ressd_mover_busy(struct ressd_c *rc, u64 block, u64 nr);
+/*
+ * A write or discard goes home: take a reference on the home phase
+ * (rc->lock held), and drop it when it completes there (any context).  The
+ * mover waits for the writes home issued before each batch, so that none
+ * lands over its copy of a block logged after it was mapped (I5).
+ */
+u8 __ressd_mover_home_get(struct ressd_c *rc);
+void ressd_mover_home_put(struct ressd_c *rc, u8 phase);
 
 #endif /* DM_RESSD_H */

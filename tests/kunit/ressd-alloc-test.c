@@ -51,9 +51,6 @@ static struct t_alloc *t_setup(struct kunit *test, u32 nr_slots, u32 mover_batch
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_NOT_NULL(test, rc);
 	spin_lock_init(&rc->lock);
-	INIT_LIST_HEAD(&rc->free_recs);
-	INIT_LIST_HEAD(&rc->sealed);
-	INIT_LIST_HEAD(&rc->busy);
 	bio_list_init(&rc->deferred);
 	INIT_WORK(&rc->worker, t_noop);
 	rc->wq = alloc_ordered_workqueue("ressd-kunit", 0);
@@ -61,7 +58,7 @@ static struct t_alloc *t_setup(struct kunit *test, u32 nr_slots, u32 mover_batch
 	rc->lg.nr_slots = nr_slots;
 	rc->tunables.mover_batch = mover_batch;
 	rc->recovered = true;
-	rc->next_seq = 1;
+	rc->log.next_seq = 1;
 	KUNIT_ASSERT_EQ(test, ressd_log_init(rc), 0);
 	t->rc = rc;
 	return t;
@@ -100,15 +97,15 @@ static bool t_complete(struct t_alloc *t)
 	struct ressd_record *r;
 
 	spin_lock_irq(&rc->lock);
-	r = list_first_entry_or_null(&rc->sealed, struct ressd_record, list);
+	r = list_first_entry_or_null(&rc->log.sealed, struct ressd_record, list);
 	if (r) {
 		list_del(&r->list);
-		rc->pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
-		rc->pend_slots -= 1 + r->nr_data;
+		rc->log.pend_start = ressd_rec_next_slot(&rc->lg, r->slot);
+		rc->log.pend_slots -= 1 + r->nr_data;
 		t->fifo[(t->first + t->nr_fifo++) % T_MAX_RECS] =
 			(struct t_rec){ r->start, 1 + r->nr_data };
 		bio_list_init(&r->bios);
-		list_add(&r->list, &rc->free_recs);
+		list_add(&r->list, &rc->log.free_recs);
 	}
 	spin_unlock_irq(&rc->lock);
 	return r;
@@ -124,8 +121,8 @@ static bool t_free(struct t_alloc *t)
 		return false;
 	r = &t->fifo[t->first];
 	spin_lock_irq(&rc->lock);
-	rc->used -= r->size;
-	rc->tail_slot = ressd_rec_next_slot(&rc->lg, r->start + r->size - 1);
+	rc->log.used -= r->size;
+	rc->log.tail_slot = ressd_rec_next_slot(&rc->lg, r->start + r->size - 1);
 	spin_unlock_irq(&rc->lock);
 	t->first = (t->first + 1) % T_MAX_RECS;
 	t->nr_fifo--;
@@ -145,7 +142,7 @@ static const char *t_check(struct t_alloc *t)
 	const char *why = NULL;
 
 	spin_lock_irq(&rc->lock);
-	at = rc->tail_slot;
+	at = rc->log.tail_slot;
 	for (i = 0; i < t->nr_fifo && !why; i++) {
 		struct t_rec *f = &t->fifo[(t->first + i) % T_MAX_RECS];
 
@@ -154,7 +151,7 @@ static const char *t_check(struct t_alloc *t)
 		at = ressd_rec_next_slot(&rc->lg, f->start + f->size - 1);
 		sum += f->size;
 	}
-	list_for_each_entry(r, &rc->sealed, list) {
+	list_for_each_entry(r, &rc->log.sealed, list) {
 		if (!why && r->start != at)
 			why = "a sealed record is not where the previous one ended";
 		if (!why && r->slot != r->start + r->nr_data)
@@ -164,8 +161,8 @@ static const char *t_check(struct t_alloc *t)
 		at = ressd_rec_next_slot(&rc->lg, r->slot);
 		sum += 1 + r->nr_data;
 	}
-	if (rc->open) {
-		r = rc->open;
+	if (rc->log.open) {
+		r = rc->log.open;
 		if (!why && r->start != at)
 			why = "the open record is not where the previous one ended";
 		if (!why && r->start + r->nr_data >= rc->lg.nr_slots)
@@ -173,11 +170,11 @@ static const char *t_check(struct t_alloc *t)
 		at = r->start + r->nr_data;
 		sum += 1 + r->nr_data;
 	}
-	if (!why && sum != rc->used)
+	if (!why && sum != rc->log.used)
 		why = "used is not the sum of the records' slots";
-	if (!why && at != rc->head)
+	if (!why && at != rc->log.head)
 		why = "head is not the end of the newest record";
-	if (!why && rc->used > rc->lg.nr_slots)
+	if (!why && rc->log.used > rc->lg.nr_slots)
 		why = "more slots used than the log has";
 	spin_unlock_irq(&rc->lock);
 	return why;
@@ -195,14 +192,14 @@ static void ressd_alloc_test_directed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 4), RESSD_NO_SLOT);	/* > a record */
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	t_seal(t);					/* trailer at 5 */
-	KUNIT_EXPECT_EQ(test, t->rc->head, 6U);
-	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 6U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.used, 6U);
 	/* Slots 6..11 taken, 12 + the 8 kept for invalidations = 20. */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 6U);	/* trailer at 9 */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 10U);	/* its trailer counted */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_NO_SLOT);
-	KUNIT_EXPECT_EQ(test, t->rc->used, 12U);
-	KUNIT_EXPECT_EQ(test, t->rc->head, 11U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.used, 12U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 11U);
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	/* Written and moved home: the log is empty, head at 12. */
 	t_seal(t);
@@ -210,13 +207,13 @@ static void ressd_alloc_test_directed(struct kunit *test)
 		;
 	while (t_free(t))
 		;
-	KUNIT_EXPECT_EQ(test, t->rc->used, 0U);
-	KUNIT_EXPECT_EQ(test, t->rc->head, 12U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.used, 0U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 12U);
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	/* 12..14, trailer 15; 16..18, trailer 19 ends the log exactly. */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 12U);
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 16U);
-	KUNIT_EXPECT_EQ(test, t->rc->head, 0U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 0U);
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);	/* wrapped */
 	KUNIT_EXPECT_NULL(test, t_check(t));
 	t_seal(t);
@@ -231,10 +228,10 @@ static void ressd_alloc_test_directed(struct kunit *test)
 		t_complete(t);
 		t_free(t);
 	}
-	KUNIT_EXPECT_EQ(test, t->rc->head, 18U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 18U);
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 3), 0U);	/* padding 18, 19 */
 	KUNIT_EXPECT_NULL(test, t_check(t));
-	KUNIT_EXPECT_EQ(test, t->rc->used, 6U);		/* 2 padding + 3 + 1 */
+	KUNIT_EXPECT_EQ(test, t->rc->log.used, 6U);		/* 2 padding + 3 + 1 */
 	t_teardown(t);
 }
 
@@ -294,22 +291,23 @@ static void ressd_alloc_test_random(struct kunit *test)
 			default:
 				nr = 1 + (x >> 8) % (max_data + 1);
 				s = t_reserve(test, t, nr);
-				used = t->rc->used;
+				used = t->rc->log.used;
 				if (nr > max_data) {
 					if (s != RESSD_NO_SLOT)
 						why = "a write longer than a record got slots";
 				} else if (s == RESSD_DEFER_SLOT) {
-					if (!list_empty(&t->rc->free_recs))
+					if (!list_empty(&t->rc->log.free_recs))
 						why = "deferred with a record buffer free";
 				} else if (s == RESSD_NO_SLOT) {
 					if (used + 1 + nr <= limit)
 						why = "refused with room left";
 				} else if ((u64)s + nr >= nr_slots) {
 					why = "slots outside the log, or no room for the trailer";
-				} else if (t->rc->head != s + nr &&
-					   t->rc->head != ressd_rec_next_slot(&t->rc->lg, s + nr)) {
+				} else if (t->rc->log.head != s + nr &&
+					   t->rc->log.head !=
+					   ressd_rec_next_slot(&t->rc->lg, s + nr)) {
 					why = "head is not after the new slots";
-				} else if (!t->rc->open && list_empty(&t->rc->sealed)) {
+				} else if (!t->rc->log.open && list_empty(&t->rc->log.sealed)) {
 					why = "slots but no record";
 				}
 				break;
@@ -358,10 +356,10 @@ static void ressd_alloc_test_inval_dead(struct kunit *test)
 
 	/* Block 1000 in record 1, sealed (a flush is writing it). */
 	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
-	r1 = rc->open;
+	r1 = rc->log.open;
 	t_seal(t);
 	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
-	r2 = rc->open;
+	r2 = rc->log.open;
 	KUNIT_ASSERT_NOT_NULL(test, r2);
 	KUNIT_EXPECT_PTR_NE(test, r1, r2);
 	KUNIT_EXPECT_EQ(test, r2->nr_inval, 1U);
@@ -370,9 +368,9 @@ static void ressd_alloc_test_inval_dead(struct kunit *test)
 
 	/* Logged again after the invalidation, in record 2, then invalidated. */
 	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
-	KUNIT_ASSERT_PTR_EQ(test, rc->open, r2);
+	KUNIT_ASSERT_PTR_EQ(test, rc->log.open, r2);
 	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
-	KUNIT_EXPECT_PTR_EQ(test, rc->open, r2);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.open, r2);
 	KUNIT_EXPECT_TRUE(test, test_bit(0, r2->killed));
 	KUNIT_EXPECT_TRUE(test, test_bit(0, r2->dead));
 	t_seal(t);
@@ -382,17 +380,17 @@ static void ressd_alloc_test_inval_dead(struct kunit *test)
 	 * invalidation of 1000 seals it and goes into record 4.
 	 */
 	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
-	r3 = rc->open;
+	r3 = rc->log.open;
 	for (i = 0; r3->nr_data + r3->nr_inval + 1 <= RESSD_REC_MAX_ITEMS; i++)
 		KUNIT_ASSERT_TRUE(test, t_inval(t, 5000 + i));
-	KUNIT_ASSERT_PTR_EQ(test, rc->open, r3);
+	KUNIT_ASSERT_PTR_EQ(test, rc->log.open, r3);
 	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
-	KUNIT_EXPECT_PTR_NE(test, rc->open, r3);
-	KUNIT_EXPECT_EQ(test, rc->open->nr_inval, 1U);
+	KUNIT_EXPECT_PTR_NE(test, rc->log.open, r3);
+	KUNIT_EXPECT_EQ(test, rc->log.open->nr_inval, 1U);
 	KUNIT_EXPECT_TRUE(test, test_bit(0, r3->killed));
 	KUNIT_EXPECT_FALSE(test, test_bit(0, r3->dead));
 	/* Invalidations carry increasing generations. */
-	KUNIT_EXPECT_GT(test, rc->open->inval_gen, r3->inval_gen);
+	KUNIT_EXPECT_GT(test, rc->log.open->inval_gen, r3->inval_gen);
 	KUNIT_EXPECT_GT(test, r3->inval_gen, r2->inval_gen);
 
 	ressd_index_exit(&rc->index);
@@ -426,15 +424,15 @@ static struct ressd_record *t_rec_of(struct t_alloc *t, struct bio *bio, bool *o
 	struct bio *b;
 
 	*open = false;
-	list_for_each_entry(r, &rc->sealed, list)
+	list_for_each_entry(r, &rc->log.sealed, list)
 		bio_list_for_each(b, &r->bios)
 			if (b == bio)
 				return r;
 	*open = true;
-	if (rc->open)
-		bio_list_for_each(b, &rc->open->bios)
+	if (rc->log.open)
+		bio_list_for_each(b, &rc->log.open->bios)
 			if (b == bio)
-				return rc->open;
+				return rc->log.open;
 	return NULL;
 }
 
@@ -495,11 +493,11 @@ static void ressd_alloc_test_fua_fill(struct kunit *test)
 		while (t_free(t))
 			;
 	}
-	KUNIT_EXPECT_EQ(test, t->rc->head, 16U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 16U);
 	KUNIT_EXPECT_EQ(test, t_write(test, t, 1, 0, &bio), 16U);
 	t_seal(t);		/* trailer at 17 */
 	t_expect_fua(test, t, 1, 18, "end of the log, room for one block");
-	KUNIT_EXPECT_EQ(test, t->rc->head, 0U);
+	KUNIT_EXPECT_EQ(test, t->rc->log.head, 0U);
 	t_teardown(t);
 }
 
@@ -516,7 +514,7 @@ static void ressd_alloc_test_plug_after_dtr(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, rc);
 	spin_lock_init(&rc->lock);
-	INIT_LIST_HEAD(&rc->sealed);
+	INIT_LIST_HEAD(&rc->log.sealed);
 	KUNIT_ASSERT_EQ(test, ressd_plug_init(rc), 0);
 	blk_start_plug(&plug);
 	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));
@@ -542,9 +540,9 @@ static void ressd_alloc_test_plug_seals(struct kunit *test)
 	blk_start_plug(&plug);
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);
 	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));
-	KUNIT_EXPECT_FALSE(test, rc->write_pending);	/* the burst goes on */
+	KUNIT_EXPECT_FALSE(test, rc->log.write_pending);	/* the burst goes on */
 	blk_finish_plug(&plug);
-	KUNIT_EXPECT_TRUE(test, rc->write_pending);	/* ended: write it */
+	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);	/* ended: write it */
 	ressd_plug_release(rc);
 	t_teardown(t);
 }

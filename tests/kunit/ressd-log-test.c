@@ -1551,6 +1551,33 @@ static void ressd_log_test_old_lap(struct kunit *test)
  * where the stale 7 of the older epoch sits: replay must not take it (the
  * checkpoint carries the epoch of the chain at that point), nor its chain.
  */
+/*
+ * What recovery and the mover store as the checkpoint's epoch: the current
+ * one for a record of this activation, written or not yet (a lower bound
+ * would let replay take a stale record of an older activation there), and
+ * the chain's epoch for an older record (a higher one would stop replay
+ * before records that are live).
+ */
+static void ressd_log_test_checkpoint_epoch(struct kunit *test)
+{
+	static const struct {
+		u64 seq, first_seq, epoch, chain, want;
+		const char *what;
+	} c[] = {
+		{ 10, 10, 5, 3, 5, "recovery, empty log: the next record's epoch" },
+		{ 12, 10, 5, 5, 5, "a record written in this activation" },
+		{ 10, 10, 5, 4, 5, "the first new record, the chain's last one older" },
+		{ 9, 10, 5, 4, 4, "an older record still in the log" },
+		{ 3, 10, 5, 2, 2, "an older record two activations back" },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ressd_checkpoint_epoch(c[i].seq, c[i].first_seq,
+								 c[i].epoch, c[i].chain),
+				    c[i].want, "%s", c[i].what);
+}
+
 static void ressd_log_test_stale_at_checkpoint(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
@@ -1578,10 +1605,14 @@ static void ressd_log_test_stale_at_checkpoint(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, model_append_len(m, r5.nr_data, -1));
 	KUNIT_ASSERT_EQ(test, m->head, r6.start);
 
-	/* The mover moved all of it home and checkpoints at head. */
+	/*
+	 * The mover moved all of it home and checkpoints at head, with the
+	 * epoch the writer computes there (the new records began at r5.seq).
+	 */
 	m->sb_tail_slot = m->head;
 	m->sb_tail_seq = m->seq;
-	m->sb_tail_epoch = m->epoch;
+	m->sb_tail_epoch = ressd_checkpoint_epoch(m->seq, r5.seq, m->epoch, m->epoch - 1);
+	KUNIT_EXPECT_EQ(test, m->sb_tail_epoch, m->epoch);
 	for (i = 0; i < 32; i++)
 		map[i] = NONE;
 	replay_model(test, m, run);
@@ -1615,6 +1646,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_stale_future_record),
 	KUNIT_CASE(ressd_log_test_old_lap),
 	KUNIT_CASE(ressd_log_test_stale_at_checkpoint),
+	KUNIT_CASE(ressd_log_test_checkpoint_epoch),
 	{}
 };
 
