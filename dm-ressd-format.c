@@ -46,7 +46,7 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_block_is_zero);
 
 u32 ressd_nr_slots(sector_t log_sectors)
 {
-	u64 blocks = log_sectors >> (RESSD_BLOCK_SHIFT - SECTOR_SHIFT);
+	u64 blocks = ressd_block_of(log_sectors);
 
 	if (blocks <= RESSD_SB_BLOCKS)
 		return 0;
@@ -55,7 +55,7 @@ u32 ressd_nr_slots(sector_t log_sectors)
 EXPORT_SYMBOL_IF_KUNIT(ressd_nr_slots);
 
 /*
- * Checksum of a metadata block (superblock or record header): crc32c over
+ * Checksum of a metadata block (superblock or record trailer): crc32c over
  * the 4 KiB block with its csum field (bytes 8..11 in both) taken as zero.
  */
 #define RESSD_CSUM_OFFSET	8
@@ -236,7 +236,7 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_sb_decode);
 /* ---- log records ---- */
 
 void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
-		      const struct ressd_rec *r,
+		      const struct ressd_trailer *r,
 		      const struct ressd_disk_entry *e,
 		      const struct ressd_disk_inval *inv)
 {
@@ -264,7 +264,7 @@ void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
 EXPORT_SYMBOL_IF_KUNIT(ressd_rec_encode);
 
 const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
-			     u32 slot, struct ressd_rec *r)
+			     u32 slot, struct ressd_trailer *r)
 {
 	const struct ressd_disk_rec *rec = blk;
 	const struct ressd_disk_entry *e = rec->entries;
@@ -326,7 +326,7 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_rec_decode);
 
 int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
 		   const struct ressd_log_geo *lg, u32 start, u64 seq,
-		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_rec *r,
+		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_trailer *r,
 		   const char **why)
 {
 	u32 last = min_t(u64, (u64)start + RESSD_REC_MAX_ITEMS, lg->nr_slots - 1);
@@ -370,17 +370,17 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_rec_find);
  * superblock's.  Returns 0 for a valid record, 1 at the end of the chain
  * (rp->stop says why), or the read error.
  */
-static int ressd_replay_header(struct ressd_replay *rp, u32 slot, u64 seq,
-			       u64 min_epoch, struct ressd_rec *r)
+static int ressd_replay_trailer(struct ressd_replay *rp, u32 slot, u64 seq,
+				u64 min_epoch, struct ressd_trailer *r)
 {
 	return ressd_rec_find(rp->read, rp->ctx, rp->lg, slot, seq, min_epoch,
-			      rp->epoch, rp->hdr, r, &rp->stop);
+			      rp->epoch, rp->trailer, r, &rp->stop);
 }
 
-/* Apply one valid record (its header in rp->hdr): invalidations, entries. */
-static int ressd_replay_apply(struct ressd_replay *rp, const struct ressd_rec *r)
+/* Apply one valid record (its trailer in rp->trailer): invalidations, entries. */
+static int ressd_replay_apply(struct ressd_replay *rp, const struct ressd_trailer *r)
 {
-	const struct ressd_disk_rec *rec = rp->hdr;
+	const struct ressd_disk_rec *rec = rp->trailer;
 	const struct ressd_disk_entry *e = rec->entries;
 	const struct ressd_disk_inval *inv =
 		(const struct ressd_disk_inval *)(e + r->nr_data);
@@ -447,7 +447,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 	const struct ressd_log_geo *lg = rp->lg;
 	u32 slot = rp->tail_slot, walked = 0, nr_rec = 0, i;
 	u64 seq = rp->tail_seq, epoch = rp->tail_epoch;
-	struct ressd_rec r;
+	struct ressd_trailer r;
 	int ret;
 
 	rp->new_tail_slot = rp->tail_slot;
@@ -465,7 +465,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 			rp->stop = "the chain fills the log";
 			break;
 		}
-		ret = ressd_replay_header(rp, slot, seq, epoch, &r);
+		ret = ressd_replay_trailer(rp, slot, seq, epoch, &r);
 		if (ret < 0)
 			goto read_error;
 		if (ret)
@@ -492,7 +492,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 	seq = rp->tail_seq;
 	epoch = rp->tail_epoch;
 	for (i = 0; i < nr_rec; i++) {
-		ret = ressd_replay_header(rp, slot, seq, epoch, &r);
+		ret = ressd_replay_trailer(rp, slot, seq, epoch, &r);
 		if (ret < 0)
 			goto read_error;
 		if (ret) {

@@ -100,8 +100,8 @@ int ressd_log_init(struct ressd_c *rc)
 		r = kzalloc(sizeof(*r), GFP_KERNEL);
 		if (!r)
 			return -ENOMEM;
-		r->hdr = alloc_page(GFP_KERNEL);
-		if (!r->hdr) {
+		r->trailer = alloc_page(GFP_KERNEL);
+		if (!r->trailer) {
 			kfree(r);
 			return -ENOMEM;
 		}
@@ -122,7 +122,7 @@ void ressd_log_exit(struct ressd_c *rc)
 	list_splice_init(&rc->log.sealed, &rc->log.free_recs);
 	list_for_each_entry_safe(r, tmp, &rc->log.free_recs, list) {
 		list_del(&r->list);
-		__free_page(r->hdr);
+		__free_page(r->trailer);
 		kfree(r);
 	}
 }
@@ -386,7 +386,9 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr)
 		inv->block = cpu_to_le64(block + done);
 		inv->nr_blocks = cpu_to_le32(n);
 		r->nr_inval++;
-		r->inval_gen = ++rc->log.inval_gen;
+		/* Read without the lock by ressd_log_invals_durable(). */
+		WRITE_ONCE(rc->log.inval_gen, rc->log.inval_gen + 1);
+		r->inval_gen = rc->log.inval_gen;
 		done += n;
 	}
 	/* Only now, with the invalidation recorded, unmap the blocks. */
@@ -540,7 +542,7 @@ static void ressd_record_done(struct ressd_record *r)
 		 * carried PREFLUSH unless nothing written before was volatile.
 		 */
 		if (r->flags & REQ_FUA)
-			rc->log.inval_durable_gen = rc->log.inval_written_gen;
+			WRITE_ONCE(rc->log.inval_durable_gen, rc->log.inval_written_gen);
 	}
 	bios = r->bios;
 	waiters = r->waiters;
@@ -740,7 +742,7 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	struct ressd_log_write w = {
 		.rc = rc, .r = r, .end_io = ressd_record_endio,
 	};
-	struct ressd_rec hdr = { };
+	struct ressd_trailer tr = { };
 	u32 i;
 
 	if (ressd_rec_origin_durable(rc, r)) {
@@ -766,9 +768,9 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	WARN_ON_ONCE(r->slot != r->start + r->nr_data);
 
 	spin_lock_irq(&rc->lock);
-	hdr.tail_slot = rc->log.tail_slot;
-	hdr.tail_seq = rc->log.tail_seq;
-	hdr.epoch = rc->log.epoch;
+	tr.tail_slot = rc->log.tail_slot;
+	tr.tail_seq = rc->log.tail_seq;
+	tr.epoch = rc->log.epoch;
 	/* A FUA record commits what was written before it: flush that first. */
 	if ((r->flags & REQ_FUA) && (rc->log.dirty || r->nr_sub))
 		r->flags |= REQ_PREFLUSH;
@@ -777,14 +779,14 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 		if (test_bit(i, r->dead))
 			r->items[i].block = cpu_to_le64(RESSD_DEAD_BLOCK);
 	spin_unlock_irq(&rc->lock);
-	hdr.seq = r->seq;
-	hdr.slot = r->slot;
-	hdr.nr_data = r->nr_data;
-	hdr.nr_inval = r->nr_inval;
+	tr.seq = r->seq;
+	tr.slot = r->slot;
+	tr.nr_data = r->nr_data;
+	tr.nr_inval = r->nr_inval;
 	/* Invalidations were filled from the back: move them after the entries. */
 	memmove(&r->items[r->nr_data], &r->items[RESSD_REC_MAX_ITEMS - r->nr_inval],
 		r->nr_inval * sizeof(r->items[0]));
-	ressd_rec_encode(page_address(r->hdr), &rc->lg, &hdr, r->items,
+	ressd_rec_encode(page_address(r->trailer), &rc->lg, &tr, r->items,
 			 (struct ressd_disk_inval *)&r->items[r->nr_data]);
 
 	w.opf = REQ_OP_WRITE | REQ_SYNC | (r->flags & (REQ_FUA | REQ_PREFLUSH));
@@ -792,7 +794,7 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	w.sector = ressd_slot_sector(rc, r->padding ? r->slot : r->start + r->nr_sub);
 	atomic_set(&r->remaining, 1);
 	ressd_lw_add_bios(&w, &r->bios);
-	ressd_lw_add(&w, r->hdr, RESSD_BLOCK_SIZE, 0);
+	ressd_lw_add(&w, r->trailer, RESSD_BLOCK_SIZE, 0);
 	atomic64_inc(&rc->metadata_commits);
 	if (ressd_lw_finish(&w))
 		ressd_record_done(r);
@@ -845,7 +847,7 @@ static void ressd_worker_flush(struct ressd_c *rc)
 	/* Nothing was written meanwhile: only the worker writes the log. */
 	if (!err) {
 		rc->log.dirty = false;
-		rc->log.inval_durable_gen = rc->log.inval_written_gen;
+		WRITE_ONCE(rc->log.inval_durable_gen, rc->log.inval_written_gen);
 	}
 	spin_unlock_irq(&rc->lock);
 	if (err)

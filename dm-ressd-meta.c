@@ -53,8 +53,7 @@ static int ressd_log_block_io(struct ressd_c *rc, u64 block, struct page *page,
 	int r;
 
 	bio_init(&bio, rc->log_dev->bdev, &bv, 1, opf);
-	bio.bi_iter.bi_sector = rc->geo.log_offset +
-				(block << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
+	bio.bi_iter.bi_sector = rc->geo.log_offset + ressd_block_sector(block);
 	__bio_add_page(&bio, page, RESSD_BLOCK_SIZE, 0);
 	r = submit_bio_wait(&bio);
 	bio_uninit(&bio);
@@ -290,13 +289,13 @@ int ressd_ra_read(void *ctx, u32 slot, void *buf)
 
 int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 {
-	struct page *hdr = alloc_page(GFP_KERNEL), *data = alloc_page(GFP_KERNEL);
+	struct page *trailer = alloc_page(GFP_KERNEL), *data = alloc_page(GFP_KERNEL);
 	struct ressd_readahead *ra = ressd_ra_alloc(rc);
 	struct ressd_replay rp = { };
 	const char *err = NULL;
 	int r = -ENOMEM;
 
-	if (!hdr || !data || !ra)
+	if (!trailer || !data || !ra)
 		goto out;
 	/* A resume retried after a failed recovery: replay into an empty index. */
 	ressd_index_reset(&rc->index);
@@ -316,7 +315,7 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	rp.epoch = rc->meta.sb.epoch;
 	rp.read = ressd_ra_read;
 	rp.ctx = ra;
-	rp.hdr = page_address(hdr);
+	rp.trailer = page_address(trailer);
 	rp.data = page_address(data);
 	rp.idx = &rc->index;
 	r = ressd_replay(&rp, &err);
@@ -361,8 +360,8 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 out:
 	if (r)
 		DMERR("recovery failed: %s (%d)", err ? err : "out of memory", r);
-	if (hdr)
-		__free_page(hdr);
+	if (trailer)
+		__free_page(trailer);
 	if (data)
 		__free_page(data);
 	ressd_ra_free(ra);

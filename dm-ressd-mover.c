@@ -6,19 +6,28 @@
  * high_watermark (or on "drain") and works in rounds until the log is below
  * low_watermark.  One round:
  *
- *  1. plan: take the oldest written records from the tail (their headers are
- *     read back from the log, 64 slots a request); their live blocks are
- *     the slots the index still maps (the reverse map); sort them by block;
- *  2. issue, one mover_batch at a time: read the blocks from the log, mark
- *     the batch's block range busy (home writes over logged blocks in that
- *     range wait), drop blocks that changed meanwhile or that a home write
- *     in flight is about to supersede, and write the rest home in ascending
- *     order, neighbours merged into one bio;
- *  3. flush the origin and make the log durable, so that every write that
- *     superseded an entry of the region is durable before it disappears;
- *  4. write the superblock checkpoint with the new tail (FUA);
- *  5. unmap the moved slots, wait for the log reads that began before, and
- *     only then hand the region back to the writer (I4).
+ *  1. plan (ressd_round_plan): take the oldest written records from the
+ *     tail (their trailers are read back from the log, 64 slots a request);
+ *     their live blocks are the slots the index still maps (the reverse
+ *     map); sort them by block;
+ *  2. issue (ressd_round_issue), one mover_batch at a time: read the blocks
+ *     from the log, mark the batch's block range busy (home writes over
+ *     logged blocks in that range wait), drop blocks that changed meanwhile
+ *     or that a home write in flight is about to supersede, wait for the
+ *     writes home issued before the batch (I5), and write the rest home in
+ *     ascending order, neighbours merged into one bio;
+ *  3. durable (ressd_round_durable): flush the origin and make the log
+ *     durable, so that every write that superseded an entry of the region
+ *     is durable before it disappears;
+ *  4. checkpoint (ressd_round_checkpoint): write the superblock checkpoint
+ *     with the new tail (FUA);
+ *  5. release (ressd_round_release): unmap the moved slots, wait for the
+ *     log reads that began before, and only then hand the region back to
+ *     the writer (I4).
+ *
+ * A round's buffers are allocated with reclaim kept from starting I/O
+ * (memalloc_noio_save()): reclaim that wrote through this target could wait
+ * for room in the log, which only the mover makes.
  *
  * A crash before 4 replays the region again (its blocks are home and in the
  * log, the same data); after 4 the region is gone and its blocks are home.
@@ -31,6 +40,7 @@
 #include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/part_stat.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
@@ -153,6 +163,21 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 	if (r)
 		return r;
 
+	/*
+	 * A write home mapped before a block of the batch was logged (so not
+	 * pending, and older than the logged copy) may still be in flight:
+	 * wait for every write home issued before now, or it could land over
+	 * the copy written below, and the block would read older data once
+	 * the mover unmaps it (I5).  One mapped later is newer than nothing
+	 * of the batch: its blocks were logged before (written records only),
+	 * so it is pending and skipped below, or waits for the batch.  The
+	 * wait comes before the busy range, so that it holds up no writes.
+	 */
+	spin_lock_irq(&rc->lock);
+	old = ressd_phase_flip(&rc->mover.home);
+	spin_unlock_irq(&rc->lock);
+	wait_event(rc->wait, ressd_phase_idle(&rc->mover.home, old));
+
 	/* From now until the batch is home, home writes over it wait. */
 	spin_lock_irq(&rc->lock);
 	rc->mover.busy_lo = mv[0].block;
@@ -177,23 +202,14 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 		mv[i].superseded = inv && inv->held;
 	}
 	spin_unlock(&rc->index.lock);
-	/*
-	 * A write home mapped before a block of the batch was logged (so not
-	 * pending, and older than the logged copy) may still be in flight:
-	 * wait for every write home issued before now, or it could land over
-	 * the copy written below, and the block would read older data once
-	 * the mover unmaps it (I5).  Later ones over a block of the batch
-	 * wait for the batch (busy_lo/hi).
-	 */
-	old = ressd_phase_flip(&rc->mover.home);
 	spin_unlock_irq(&rc->lock);
-	wait_event(rc->wait, ressd_phase_idle(&rc->mover.home, old));
 
 	ressd_mover_wait_init(&w);
 	i = 0;
 	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, false, &first))) {
 		bio = bio_alloc_bioset(rc->origin->bdev, len, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
-		bio->bi_iter.bi_sector = rc->geo.origin_offset + (mv[first].block << 3);
+		bio->bi_iter.bi_sector = rc->geo.origin_offset +
+					 ressd_block_sector(mv[first].block);
 		for (i = first; i < first + len; i++)
 			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
 		ressd_mover_submit(&w, bio);
@@ -266,171 +282,240 @@ static void ressd_mover_yield(struct ressd_c *rc, u64 *fg, s64 batch_us)
 }
 
 /*
+ * One round, from the tail: what its steps share.  The buffers are
+ * allocated for the round under memalloc_noio_save() (ressd_mover_thread),
+ * so that reclaim never waits on I/O that waits on the mover.
+ */
+struct ressd_round {
+	/* the log's tail when the round began */
+	u32 tail_slot;
+	u64 tail_seq;
+	/* the region planned: [tail_slot, end_slot), records tail_seq..end_seq - 1 */
+	u32 end_slot;
+	u64 end_seq;
+	u64 chain_epoch;	/* the chain's epoch at end_seq */
+	u64 max_epoch;		/* no record is newer */
+	u32 region;		/* slots in the region */
+	u32 want;		/* slots to move at the most */
+	u32 batch;		/* blocks a batch */
+	u32 n;			/* live blocks planned */
+	struct ressd_move *mv;	/* want + RESSD_REC_MAX_ITEMS of them */
+	struct page **pages;	/* batch pages */
+	struct page *trailer;	/* a trailer read back */
+	struct ressd_readahead *ra;
+};
+
+/* How much to move, and the buffers for it; 0 with r->want 0: nothing. */
+static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
+{
+	struct ressd_log_region reg;
+	u32 i;
+
+	memset(r, 0, sizeof(*r));
+	spin_lock_irq(&rc->lock);
+	__ressd_log_region(rc, &reg);
+	r->want = reg.written;	/* written records only */
+	if (!rc->mover.draining && !__ressd_mover_needed(rc)) {
+		u32 low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
+
+		r->want = min(r->want, reg.used > low ? reg.used - low : 0);
+	}
+	r->batch = ressd_block_of(rc->tunables.mover_batch);
+	spin_unlock_irq(&rc->lock);
+	r->tail_slot = reg.tail_slot;
+	r->tail_seq = reg.tail_seq;
+	r->chain_epoch = reg.tail_epoch;
+	r->max_epoch = reg.epoch;
+	r->end_slot = reg.tail_slot;
+	r->end_seq = reg.tail_seq;
+	r->want = min_t(u32, r->want, RESSD_MOVER_MAX_REGION);
+	if (!r->want)
+		return 0;
+
+	r->trailer = alloc_page(GFP_KERNEL);
+	r->ra = ressd_ra_alloc(rc);
+	/* Whole records only: the last may overshoot want by one record. */
+	r->mv = kvmalloc_array(r->want + RESSD_REC_MAX_ITEMS, sizeof(*r->mv), GFP_KERNEL);
+	r->pages = kcalloc(r->batch, sizeof(*r->pages), GFP_KERNEL);
+	if (!r->trailer || !r->ra || !r->mv || !r->pages)
+		return -ENOMEM;
+	for (i = 0; i < r->batch; i++) {
+		r->pages[i] = alloc_page(GFP_KERNEL);
+		if (!r->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ressd_round_exit(struct ressd_round *r)
+{
+	u32 i;
+
+	if (r->pages)
+		for (i = 0; i < r->batch; i++)
+			if (r->pages[i])
+				__free_page(r->pages[i]);
+	kfree(r->pages);
+	kvfree(r->mv);
+	if (r->trailer)
+		__free_page(r->trailer);
+	ressd_ra_free(r->ra);
+}
+
+/* 1. Plan: the oldest records, their live blocks, in block order. */
+static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
+{
+	struct ressd_trailer rec;
+	const char *why;
+	int err;
+	u32 i;
+
+	while (r->region < r->want) {
+		/*
+		 * The chain's epochs, as replay checks them: a stale trailer
+		 * (of a record cut off by an earlier crash) is never taken.
+		 */
+		err = ressd_rec_find(ressd_ra_read, r->ra, &rc->lg, r->end_slot, r->end_seq,
+				     r->chain_epoch, r->max_epoch, page_address(r->trailer),
+				     &rec, &why);
+		if (err < 0)
+			return err;
+		if (err) {
+			DMERR("record %llu at slot %u: %s (tail %u/%llu, used %u)",
+			      r->end_seq, r->end_slot, why, r->tail_slot, r->tail_seq,
+			      ressd_log_used(rc));
+			return -EIO;
+		}
+		if (r->region && r->region + 1 + rec.nr_data > r->want)
+			break;
+		spin_lock_irq(&rc->index.lock);
+		for (i = 0; i < rec.nr_data; i++) {
+			struct ressd_move *mv = &r->mv[r->n];
+			u32 s = r->end_slot + i;
+
+			if (__ressd_index_slot_block(&rc->index, s, &mv->block)) {
+				mv->slot = s;
+				mv->skip = false;
+				r->n++;
+			}
+		}
+		spin_unlock_irq(&rc->index.lock);
+		r->region += 1 + rec.nr_data;
+		r->end_slot = ressd_rec_next_slot(&rc->lg, rec.slot);
+		r->end_seq++;
+		r->chain_epoch = rec.epoch;
+	}
+	sort(r->mv, r->n, sizeof(*r->mv), ressd_move_cmp, NULL);
+	return 0;
+}
+
+/* 2. Issue, one batch at a time, yielding to foreground I/O. */
+static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
+{
+	u64 fg = ressd_foreground_ios(rc);
+	u32 i;
+	int err;
+
+	for (i = 0; i < r->n; i += r->batch) {
+		ktime_t t0 = ktime_get();
+
+		err = ressd_mover_batch(rc, r->mv + i, r->pages, min(r->batch, r->n - i));
+		if (err)
+			return err;
+		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
+	}
+	return 0;
+}
+
+/*
+ * 3. Everything that superseded an entry of the region is durable: the
+ * home writes (the origin flush) and the invalidations (the log).  -EAGAIN
+ * when a block skipped for a write in flight is still live.
+ */
+static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
+{
+	bool left = false;
+	int err;
+	u32 i;
+
+	err = ressd_origin_flush(rc);
+	if (!err)
+		err = ressd_log_sync(rc);
+	if (err)
+		return err;
+	spin_lock_irq(&rc->index.lock);
+	for (i = 0; i < r->n && !left; i++) {
+		u64 b;
+
+		left = r->mv[i].skip && !r->mv[i].superseded &&
+		       __ressd_index_slot_block(&rc->index, r->mv[i].slot, &b);
+	}
+	spin_unlock_irq(&rc->index.lock);
+	return left ? -EAGAIN : 0;
+}
+
+/*
+ * 4. The checkpoint: the region is no longer part of the log.  It carries
+ * the chain's epoch there, or the current one when the record at the new
+ * tail is one of this activation (written or not yet), so that replay never
+ * takes a stale record there after a crash (I2).
+ */
+static int ressd_round_checkpoint(struct ressd_c *rc, struct ressd_round *r)
+{
+	spin_lock_irq(&rc->lock);
+	r->chain_epoch = __ressd_log_checkpoint_epoch(rc, r->end_seq, r->chain_epoch);
+	spin_unlock_irq(&rc->lock);
+	return ressd_meta_write_checkpoint(rc, r->end_slot, r->end_seq, r->chain_epoch);
+}
+
+/* 5. Unmap, let older log reads finish, hand the slots back (I4). */
+static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
+{
+	u32 i;
+
+	spin_lock_irq(&rc->lock);
+	spin_lock(&rc->index.lock);
+	for (i = 0; i < r->n; i++)
+		__ressd_index_remove_slot(&rc->index, r->mv[i].slot);
+	/* I4: no slot of the region may still hold live data. */
+	for (i = 0; i < r->region; i++) {
+		u64 b;
+
+		if (__ressd_index_slot_block(&rc->index,
+					     (r->tail_slot + i) % rc->lg.nr_slots, &b))
+			break;
+	}
+	spin_unlock(&rc->index.lock);
+	spin_unlock_irq(&rc->lock);
+	if (WARN_ON_ONCE(i < r->region))
+		return -EIO;
+	ressd_log_release(rc, r->end_slot, r->end_seq, r->chain_epoch, r->region);
+	return 0;
+}
+
+/*
  * One round.  Returns 0, -EAGAIN when a block of the region could not be
  * moved yet (a home write over it is in flight; try again soon), or an
  * error (the mover stops and the target goes read-only).
  */
 static int ressd_mover_round(struct ressd_c *rc)
 {
-	u32 tail_slot, end_slot, want, region = 0, n = 0, i, batch, used;
-	struct page *hdr = NULL, **pages = NULL;
-	struct ressd_readahead *ra = NULL;
-	struct ressd_move *mv = NULL;
-	u64 tail_seq, end_seq, fg, chain_epoch, max_epoch, tail_epoch;
-	struct ressd_log_region reg;
-	struct ressd_rec rec;
-	bool left = false;
-	const char *why;
-	int r = 0;
+	struct ressd_round r;
+	int err;
 
-	spin_lock_irq(&rc->lock);
-	__ressd_log_region(rc, &reg);
-	tail_slot = reg.tail_slot;
-	tail_seq = reg.tail_seq;
-	chain_epoch = reg.tail_epoch;
-	max_epoch = reg.epoch;
-	used = reg.used;
-	want = reg.written;	/* written records only */
-	if (!rc->mover.draining && !__ressd_mover_needed(rc)) {
-		u32 low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
-
-		want = min(want, used > low ? used - low : 0);
-	}
-	batch = rc->tunables.mover_batch >> 3;
-	spin_unlock_irq(&rc->lock);
-	want = min_t(u32, want, RESSD_MOVER_MAX_REGION);
-	if (!want)
-		return 0;
-
-	hdr = alloc_page(GFP_KERNEL);
-	ra = ressd_ra_alloc(rc);
-	/* Whole records only: the last may overshoot want by one record. */
-	mv = kvmalloc_array(want + RESSD_REC_MAX_ITEMS, sizeof(*mv), GFP_KERNEL);
-	pages = kcalloc(batch, sizeof(*pages), GFP_KERNEL);
-	if (!hdr || !ra || !mv || !pages) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < batch; i++) {
-		pages[i] = alloc_page(GFP_KERNEL);
-		if (!pages[i]) {
-			r = -ENOMEM;
-			goto out;
-		}
-	}
-
-	/* 1. Plan: the oldest records, their live blocks, in block order. */
-	end_slot = tail_slot;
-	end_seq = tail_seq;
-	while (region < want) {
-		/*
-		 * The chain's epochs, as replay checks them: a stale trailer
-		 * (of a record cut off by an earlier crash) is never taken.
-		 */
-		r = ressd_rec_find(ressd_ra_read, ra, &rc->lg, end_slot, end_seq,
-				   chain_epoch, max_epoch, page_address(hdr), &rec, &why);
-		if (r < 0)
-			goto out;
-		if (r) {
-			DMERR("record %llu at slot %u: %s (tail %u/%llu, used %u)",
-			      end_seq, end_slot, why, tail_slot, tail_seq,
-			      ressd_log_used(rc));
-			r = -EIO;
-			goto out;
-		}
-		if (region && region + 1 + rec.nr_data > want)
-			break;
-		spin_lock_irq(&rc->index.lock);
-		for (i = 0; i < rec.nr_data; i++) {
-			u32 s = end_slot + i;
-
-			if (__ressd_index_slot_block(&rc->index, s, &mv[n].block)) {
-				mv[n].slot = s;
-				mv[n].skip = false;
-				n++;
-			}
-		}
-		spin_unlock_irq(&rc->index.lock);
-		region += 1 + rec.nr_data;
-		end_slot = ressd_rec_next_slot(&rc->lg, rec.slot);
-		end_seq++;
-		chain_epoch = rec.epoch;
-	}
-	sort(mv, n, sizeof(*mv), ressd_move_cmp, NULL);
-
-	/* 2. Issue, one batch at a time, yielding to foreground I/O. */
-	fg = ressd_foreground_ios(rc);
-	for (i = 0; i < n; i += batch) {
-		ktime_t t0 = ktime_get();
-
-		r = ressd_mover_batch(rc, mv + i, pages, min(batch, n - i));
-		if (r)
-			goto out;
-		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
-	}
-
-	/* 3. Everything that superseded an entry of the region is durable. */
-	r = ressd_origin_flush(rc);
-	if (!r)
-		r = ressd_log_sync(rc);
-	if (r)
-		goto out;
-	spin_lock_irq(&rc->index.lock);
-	for (i = 0; i < n && !left; i++) {
-		u64 b;
-
-		left = mv[i].skip && !mv[i].superseded &&
-		       __ressd_index_slot_block(&rc->index, mv[i].slot, &b);
-	}
-	spin_unlock_irq(&rc->index.lock);
-	if (left) {
-		r = -EAGAIN;
-		goto out;
-	}
-
-	/*
-	 * 4. The checkpoint: the region is no longer part of the log.  It
-	 * carries the chain's epoch there, or the current one when the record
-	 * at the new tail is one of this activation (written or not yet), so
-	 * that replay never takes a stale record there after a crash (I2).
-	 */
-	spin_lock_irq(&rc->lock);
-	tail_epoch = __ressd_log_checkpoint_epoch(rc, end_seq, chain_epoch);
-	spin_unlock_irq(&rc->lock);
-	r = ressd_meta_write_checkpoint(rc, end_slot, end_seq, tail_epoch);
-	if (r)
-		goto out;
-
-	/* 5. Unmap, let older log reads finish, hand the slots back. */
-	spin_lock_irq(&rc->lock);
-	spin_lock(&rc->index.lock);
-	for (i = 0; i < n; i++)
-		__ressd_index_remove_slot(&rc->index, mv[i].slot);
-	/* I4: no slot of the region may still hold live data. */
-	for (i = 0; i < region; i++) {
-		u64 b;
-
-		if (__ressd_index_slot_block(&rc->index, (tail_slot + i) % rc->lg.nr_slots, &b))
-			break;
-	}
-	spin_unlock(&rc->index.lock);
-	spin_unlock_irq(&rc->lock);
-	if (WARN_ON_ONCE(i < region)) {
-		r = -EIO;
-		goto out;
-	}
-	ressd_log_release(rc, end_slot, end_seq, tail_epoch, region);
-out:
-	if (pages)
-		for (i = 0; i < batch; i++)
-			if (pages[i])
-				__free_page(pages[i]);
-	kfree(pages);
-	kvfree(mv);
-	if (hdr)
-		__free_page(hdr);
-	ressd_ra_free(ra);
-	return r;
+	err = ressd_round_init(rc, &r);
+	if (!err && r.want)
+		err = ressd_round_plan(rc, &r);
+	if (!err && r.want)
+		err = ressd_round_issue(rc, &r);
+	if (!err && r.want)
+		err = ressd_round_durable(rc, &r);
+	if (!err && r.want)
+		err = ressd_round_checkpoint(rc, &r);
+	if (!err && r.want)
+		err = ressd_round_release(rc, &r);
+	ressd_round_exit(&r);
+	return err;
 }
 
 /*
@@ -468,6 +553,7 @@ static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 static int ressd_mover_thread(void *data)
 {
 	struct ressd_c *rc = data;
+	unsigned int noio;
 	bool active = false;
 	int r;
 
@@ -477,7 +563,9 @@ static int ressd_mover_thread(void *data)
 				     ressd_mover_should_run(rc, &active));
 		if (kthread_should_stop())
 			break;
+		noio = memalloc_noio_save();
 		r = ressd_mover_round(rc);
+		memalloc_noio_restore(noio);
 		wake_up_all(&rc->wait);
 		if (r != -EAGAIN)
 			active = false;
@@ -518,7 +606,7 @@ void ressd_mover_kick(struct ressd_c *rc)
 void ressd_mover_pause(struct ressd_c *rc, bool pause)
 {
 	spin_lock_irq(&rc->lock);
-	rc->mover.paused = pause;
+	WRITE_ONCE(rc->mover.paused, pause);	/* drain reads it without the lock */
 	spin_unlock_irq(&rc->lock);
 	ressd_mover_kick(rc);
 	/* A "drain" waiting for the mover gives up. */

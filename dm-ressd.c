@@ -142,7 +142,7 @@ static const char *ressd_check_tunables(const struct ressd_tunables *t)
 {
 	if (t->low_watermark >= t->high_watermark)
 		return "low_watermark must be below high_watermark";
-	/* A small write plus its record header must fit one mover batch. */
+	/* A small write plus its record trailer must fit one mover batch. */
 	if (t->small_write_max + RESSD_SECTORS_PER_BLOCK > t->mover_batch)
 		return "small_write_max must be smaller than mover_batch";
 	return NULL;
@@ -162,9 +162,9 @@ const char *ressd_check_geometry(const struct ressd_geometry *g)
 		return "Log size must be a multiple of 8 sectors";
 	if (g->log_sectors < RESSD_MIN_LOG_BLOCKS * RESSD_SECTORS_PER_BLOCK)
 		return "Log range too small: at least 72 KiB";
-	if ((g->log_sectors >> 3) - RESSD_SB_BLOCKS > RESSD_MAX_SLOTS)
+	if (ressd_block_of(g->log_sectors) - RESSD_SB_BLOCKS > RESSD_MAX_SLOTS)
 		return "Log range too large";
-	if ((g->origin_sectors >> 3) - 1 > RESSD_INDEX_MAX_BLOCK)
+	if (ressd_block_of(g->origin_sectors) - 1 > RESSD_INDEX_MAX_BLOCK)
 		return "Origin range too large";
 	if (check_add_overflow(g->origin_offset, g->origin_sectors, &end) ||
 	    end > g->origin_dev_sectors)
@@ -250,7 +250,7 @@ void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why)
 
 	spin_lock_irqsave(&rc->lock, flags);
 	if (mode > rc->mode) {
-		rc->mode = mode;
+		WRITE_ONCE(rc->mode, mode);	/* map and drain read it without the lock */
 		changed = true;
 	}
 	spin_unlock_irqrestore(&rc->lock, flags);
@@ -433,69 +433,103 @@ static void ressd_remap_home(struct ressd_c *rc, struct bio *bio)
 			dm_target_offset(rc->ti, bio->bi_iter.bi_sector);
 }
 
-static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
-			   struct ressd_io *io)
+/* What map() does with a write, decided under rc->lock. */
+enum ressd_map_op {
+	RESSD_MAP_LOGGED,	/* held in the open record */
+	RESSD_MAP_DEFER,	/* on rc->deferred, for the worker */
+	RESSD_MAP_HOME,		/* remapped home */
+	RESSD_MAP_KILL,		/* failed (mode) */
+};
+
+/*
+ * A small random write: into the open record, or deferred when no record
+ * buffer is free; RESSD_MAP_HOME when the log is full.  (rc->lock held)
+ */
+static enum ressd_map_op __ressd_map_small(struct ressd_c *rc, struct bio *bio,
+					   struct ressd_io *io, u64 block, u64 nr)
 {
-	u64 block = dm_target_offset(rc->ti, bio->bi_iter.bi_sector) >> 3;
-	u64 nr = bio_sectors(bio) >> 3;
-	bool discard = bio_op(bio) == REQ_OP_DISCARD;
-	unsigned long flags;
-	u32 slot;
+	u32 slot = __ressd_log_reserve(rc, bio, block, nr);
 
-	spin_lock_irqsave(&rc->lock, flags);
-	if (rc->mode != RESSD_MODE_RW) {
-		spin_unlock_irqrestore(&rc->lock, flags);
-		return DM_MAPIO_KILL;
-	}
-	if (!discard &&
-	    ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
-			   rc->tunables.small_write_max)) {
-		slot = __ressd_log_reserve(rc, bio, block, nr);
-		if (slot == RESSD_DEFER_SLOT) {
-			ressd_defer(rc, bio);
-			spin_unlock_irqrestore(&rc->lock, flags);
-			return DM_MAPIO_SUBMITTED;
-		}
-		if (slot != RESSD_NO_SLOT) {
-			/* A FUA write's record is sealed already (with FUA). */
-			bool sealed = bio->bi_opf & (REQ_FUA | REQ_PREFLUSH);
-
-			io->kind = RESSD_IO_LOGGED;
-			spin_unlock_irqrestore(&rc->lock, flags);
-			atomic64_inc(&rc->redirected_writes);
-			/* Seal at the end of the burst, or now without a plug. */
-			if (!sealed && !ressd_plug_burst(rc)) {
-				spin_lock_irqsave(&rc->lock, flags);
-				__ressd_log_seal_soon(rc);
-				spin_unlock_irqrestore(&rc->lock, flags);
-			}
-			return DM_MAPIO_SUBMITTED;
-		}
+	if (slot == RESSD_DEFER_SLOT)
+		return RESSD_MAP_DEFER;
+	if (slot == RESSD_NO_SLOT) {
 		atomic64_inc(&rc->full_writes);
+		return RESSD_MAP_HOME;
 	}
-	/*
-	 * A discard leaves logged blocks mapped: reads keep returning their
-	 * newest data (after a discard any content is allowed, but never data
-	 * older than the newest write, which home may still hold when the
-	 * device ignores discards), and the mover later writes them home.
-	 */
-	if (!discard && __ressd_any_mapped(rc, block, nr)) {
-		/* The mover is writing an older copy of these blocks home. */
-		if (__ressd_mover_busy(rc, block, nr)) {
-			ressd_defer(rc, bio);
-			spin_unlock_irqrestore(&rc->lock, flags);
-			return DM_MAPIO_SUBMITTED;
-		}
+	io->kind = RESSD_IO_LOGGED;
+	return RESSD_MAP_LOGGED;
+}
+
+/*
+ * Any other write, or a discard, goes home.  Over logged blocks its
+ * completion records their invalidation, and it waits while the mover
+ * writes an older copy of them home.  A discard leaves logged blocks
+ * mapped: reads keep returning their newest data (after a discard any
+ * content is allowed, but never data older than the newest write, which
+ * home may still hold when the device ignores discards), and the mover
+ * later writes them home.  (rc->lock held)
+ */
+static enum ressd_map_op __ressd_map_home(struct ressd_c *rc, struct bio *bio,
+					  struct ressd_io *io, u64 block, u64 nr)
+{
+	if (bio_op(bio) != REQ_OP_DISCARD && __ressd_any_mapped(rc, block, nr)) {
+		if (__ressd_mover_busy(rc, block, nr))
+			return RESSD_MAP_DEFER;
 		io->kind = RESSD_IO_INVAL;
 		__ressd_log_inval_begin(rc, &io->inv, block, nr);
 	}
 	io->home_write = true;
 	io->phase = __ressd_mover_home_get(rc);
+	return RESSD_MAP_HOME;
+}
+
+static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
+			   struct ressd_io *io)
+{
+	u64 block = ressd_block_of(dm_target_offset(rc->ti, bio->bi_iter.bi_sector));
+	u64 nr = ressd_block_of(bio_sectors(bio));
+	bool discard = bio_op(bio) == REQ_OP_DISCARD;
+	/* Once logged, the bio may complete as soon as rc->lock is dropped. */
+	bool fua = bio->bi_opf & (REQ_FUA | REQ_PREFLUSH);
+	enum ressd_map_op op = RESSD_MAP_HOME;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	if (rc->mode != RESSD_MODE_RW)
+		op = RESSD_MAP_KILL;
+	else if (!discard &&
+		 ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
+				rc->tunables.small_write_max))
+		op = __ressd_map_small(rc, bio, io, block, nr);
+	if (op == RESSD_MAP_HOME)
+		op = __ressd_map_home(rc, bio, io, block, nr);
+	if (op == RESSD_MAP_DEFER)
+		ressd_defer(rc, bio);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	if (!discard)
-		atomic64_inc(&rc->direct_writes);
-	ressd_remap_home(rc, bio);
-	return DM_MAPIO_REMAPPED;
+
+	switch (op) {
+	case RESSD_MAP_LOGGED:
+		atomic64_inc(&rc->redirected_writes);
+		/*
+		 * Seal at the end of the burst, or now without a plug.  A FUA
+		 * write's record is sealed already (with FUA).
+		 */
+		if (!fua && !ressd_plug_burst(rc)) {
+			spin_lock_irqsave(&rc->lock, flags);
+			__ressd_log_seal_soon(rc);
+			spin_unlock_irqrestore(&rc->lock, flags);
+		}
+		return DM_MAPIO_SUBMITTED;
+	case RESSD_MAP_DEFER:
+		return DM_MAPIO_SUBMITTED;
+	case RESSD_MAP_HOME:
+		if (!discard)
+			atomic64_inc(&rc->direct_writes);
+		ressd_remap_home(rc, bio);
+		return DM_MAPIO_REMAPPED;
+	default:
+		return DM_MAPIO_KILL;
+	}
 }
 
 /*
@@ -509,8 +543,9 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 			  struct ressd_io *io)
 {
 	sector_t off = dm_target_offset(rc->ti, bio->bi_iter.bi_sector);
-	u64 block = off >> 3;
-	u32 nr = DIV_ROUND_UP((off & 7) + bio_sectors(bio), 8);
+	u64 block = ressd_block_of(off);
+	u32 nr = DIV_ROUND_UP(ressd_sector_in_block(off) + bio_sectors(bio),
+			      RESSD_SECTORS_PER_BLOCK);
 	unsigned long flags;
 	struct ressd_map m;
 	sector_t len;
@@ -533,7 +568,7 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 	}
 	spin_unlock_irqrestore(&rc->lock, flags);
 
-	len = ((sector_t)m.len << 3) - (off & 7);
+	len = ressd_block_sector(m.len) - ressd_sector_in_block(off);
 	if (bio_sectors(bio) > len) {
 		dm_accept_partial_bio(bio, len);
 		atomic64_inc(&rc->split_reads);
@@ -542,8 +577,8 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 		ressd_remap_home(rc, bio);
 	} else {
 		bio_set_dev(bio, rc->log_dev->bdev);
-		bio->bi_iter.bi_sector = rc->geo.log_offset +
-			((sector_t)(RESSD_SB_BLOCKS + m.slot) << 3) + (off & 7);
+		bio->bi_iter.bi_sector = ressd_slot_sector(rc, m.slot) +
+					 ressd_sector_in_block(off);
 	}
 	return DM_MAPIO_REMAPPED;
 }
@@ -822,7 +857,7 @@ static int ressd_preresume(struct dm_target *ti)
 	spin_lock_irq(&rc->lock);
 	/* A read-only table serves what the log holds and changes nothing. */
 	if (!(dm_table_get_mode(ti->table) & FMODE_WRITE))
-		rc->mode = RESSD_MODE_RO;
+		WRITE_ONCE(rc->mode, RESSD_MODE_RO);
 	rc->recovered = true;
 	spin_unlock_irq(&rc->lock);
 	return 0;
@@ -1190,7 +1225,7 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	rc->lg.nonce = rc->meta.sb.nonce;
 	rc->lg.nr_slots = rc->meta.sb.nr_slots;
-	rc->lg.origin_blocks = g->origin_sectors >> 3;
+	rc->lg.origin_blocks = ressd_block_of(g->origin_sectors);
 
 	r = bioset_init(&rc->bs, 64, 0, BIOSET_NEED_BVECS);
 	if (r) {

@@ -2,9 +2,34 @@
 /*
  * Internal interfaces of the dm-ressd target.
  *
- * One section per source file.  Functions whose names start with "__" expect
- * the caller to hold the lock named in their comment, and assert it with
- * lockdep_assert_held().  Each section says whether its functions may sleep.
+ * First the types: the remap index's, then the target's state, one struct
+ * per subsystem (each written only by its own file).  Then one section per
+ * source file, in the order of Kbuild: dm-ressd.c (the target), -log.c (the
+ * log writer), -mover.c, -meta.c (superblocks, recovery), -format.c (the
+ * pure codec and replay), -rbtree.c (the index).  Calls go one way, down
+ * that list (scripts/graph.py checks it); the one call back is
+ * ressd_set_mode().  Functions whose names start with "__" expect the
+ * caller to hold the lock named in their comment, and assert it with
+ * lockdep_assert_held(); each prototype says whether it may sleep.
+ *
+ * The invariants the code cites, as Documentation/dm-ressd-design.rst
+ * keeps them:
+ *   I1  durability: a write completed before a completed flush, or with
+ *       FUA, survives a power cut (its data or a later write's);
+ *   I2  no stale resurrection: after recovery a block never reads older
+ *       data than its newest durable write;
+ *   I3  no foreign data: a read of X never returns another block's data,
+ *       metadata, or a reused slot's old content;
+ *   I4  slot reuse: a slot is reused only once its data is home and
+ *       durable and the metadata that frees it is durable;
+ *   I5  ordering: I/O overlapping a block in flight to the log or being
+ *       moved waits or supersedes; the mover never writes home data older
+ *       than what is home;
+ *   I6  repeatable recovery: a crash during recovery recovers the same;
+ *   I7  self-validating metadata: magic, version, location, sequence and a
+ *       nonce-seeded crc32c, every value bounds-checked;
+ *   I8  bad input: a bad table, geometry or device error gives a clear
+ *       error or a latched mode, never a hang, an oops or silent loss.
  */
 #ifndef DM_RESSD_H
 #define DM_RESSD_H
@@ -22,8 +47,30 @@
 
 #include "compat.h"
 #include "dm-ressd-format.h"
+#include "dm-ressd-limits.h"
 
 struct ressd_c;
+
+/*
+ * 4 KiB blocks and 512-byte sectors: the block that holds sector @s, the
+ * first sector of block @b, and where in its block sector @s lies.
+ */
+#define RESSD_SECTOR_SHIFT	(RESSD_BLOCK_SHIFT - SECTOR_SHIFT)
+
+static inline u64 ressd_block_of(sector_t s)
+{
+	return s >> RESSD_SECTOR_SHIFT;
+}
+
+static inline sector_t ressd_block_sector(u64 b)
+{
+	return (sector_t)b << RESSD_SECTOR_SHIFT;
+}
+
+static inline unsigned int ressd_sector_in_block(sector_t s)
+{
+	return s & (RESSD_SECTORS_PER_BLOCK - 1);
+}
 
 /* Largest origin block the index can hold (see struct ressd_slot). */
 #define RESSD_INDEX_MAX_BLOCK	RESSD_MAX_BLOCK
@@ -39,12 +86,7 @@ struct ressd_tunables {
 	unsigned int mover_batch;	/* sectors per mover write */
 };
 
-#define RESSD_DEF_SMALL_WRITE_MAX	16	/* 8 KiB */
-#define RESSD_DEF_HIGH_WATERMARK	50
-#define RESSD_DEF_LOW_WATERMARK		0
-#define RESSD_DEF_MOVER_BATCH		1024	/* 512 KiB */
-#define RESSD_MIN_MOVER_BATCH		16	/* 8 KiB: a header and one block */
-#define RESSD_MAX_MOVER_BATCH		8192	/* 4 MiB */
+/* Their defaults and ranges are in dm-ressd-limits.h. */
 
 /* Geometry of a table line, in 512-byte sectors. */
 struct ressd_geometry {
@@ -57,55 +99,13 @@ struct ressd_geometry {
 	bool same_dev;			/* log and origin on one device */
 };
 
-/*
- * Fewest log blocks: two superblocks and 16 slots, RESSD_INVAL_RESERVE (8)
- * kept for records that carry only invalidations and as many for small
- * writes.  With fewer, the writer's room (slots minus that reserve) is too
- * small to hold a record, or wraps below zero and laps the tail.
- */
-#define RESSD_MIN_LOG_BLOCKS	(RESSD_SB_BLOCKS + 16)
-
 enum ressd_mode {
 	RESSD_MODE_RW,		/* normal operation */
 	RESSD_MODE_RO,		/* metadata may no longer change */
 	RESSD_MODE_FAIL,	/* all I/O fails */
 };
 
-/* ---- functions in dm-ressd.c (pure, never sleep) ---- */
-
-/* The two longest ti->error messages, shared with the KUnit suites. */
-#define RESSD_E_SMALL_WRITE_MAX \
-	"small_write_max must be a multiple of 8 sectors below 4 MiB"
-#define RESSD_E_MOVER_BATCH \
-	"mover_batch must be a multiple of 8 sectors from 16 to 8192"
-
-/*
- * Parse one tunable "key value" into @t, checking its range against the
- * other tunables.  Returns 0, or -EINVAL with a ti->error style message in
- * *@error.
- */
-int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
-			const char *value, const char **error);
-/* Defaults of all tunables. */
-void ressd_default_tunables(struct ressd_tunables *t);
-/* Check a geometry; returns NULL when valid, else the ti->error message. */
-const char *ressd_check_geometry(const struct ressd_geometry *g);
-/* Parse a sector count or offset; 0 or -EINVAL. */
-int ressd_parse_sector(const char *s, sector_t *out);
-/*
- * A small write went into the open record: have the end of the caller's
- * burst (its plug flushed) write it.  False when the caller has no plug.
- * Called without rc->lock; never sleeps.
- */
-bool ressd_plug_burst(struct ressd_c *rc);
-/* Latch a mode (rw -> ro -> fail, never back) and raise a table event. */
-void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
-/* The constructor: allocate the handle those callbacks hold (may sleep). */
-int ressd_plug_init(struct ressd_c *rc);
-/* The destructor: callbacks still queued on plugs no longer touch @rc. */
-void ressd_plug_release(struct ressd_c *rc);
-
-/* ---- functions in dm-ressd-rbtree.c: the remap index ---- */
+/* ---- the remap index (dm-ressd-rbtree.c): its types ---- */
 
 /*
  * The index maps original 4 KiB blocks of the normal area to log slots.
@@ -141,39 +141,7 @@ struct ressd_map {
 	u32 len;		/* blocks in the run, 1 <= len <= max */
 };
 
-/*
- * Allocate the slot array for @nr_slots slots (may sleep): 0, -ENOMEM, or
- * -EINVAL for 0 or more than RESSD_MAX_SLOTS slots.
- */
-int ressd_index_init(struct ressd_index *idx, u32 nr_slots);
-void ressd_index_exit(struct ressd_index *idx);
-void ressd_index_reset(struct ressd_index *idx);
-/* Bytes of memory the index holds (reported in status). */
-size_t ressd_index_bytes(const struct ressd_index *idx);
-
-/*
- * Look up @block: the longest run starting at @block, at most @max blocks,
- * that is either mapped to consecutive slots or wholly unmapped.
- */
-void __ressd_index_lookup(struct ressd_index *idx, u64 block, u32 max,
-			  struct ressd_map *m);
-/*
- * Map @block to @slot, replacing and returning any older mapping of @block
- * (RESSD_NO_SLOT when there was none).  @slot must be free.  Merges with
- * the neighbouring extents when both block and slot are contiguous.
- */
-#define RESSD_NO_SLOT	U32_MAX
-u32 __ressd_index_insert(struct ressd_index *idx, u64 block, u32 slot);
-/* Unmap every block in [@block, @block + @nr); returns how many were. */
-u64 __ressd_index_remove_range(struct ressd_index *idx, u64 block, u64 nr);
-/*
- * If @slot currently holds live data, set *@block to its original block and
- * return true.
- */
-bool __ressd_index_slot_block(struct ressd_index *idx, u32 slot, u64 *block);
-/* Unmap @slot if it is live (after the mover has moved it home). */
-bool __ressd_index_remove_slot(struct ressd_index *idx, u32 slot);
-
+/* ---- the target's state, one struct per subsystem ---- */
 /* In-memory copy of what the newest valid superblock says. */
 struct ressd_sb_info {
 	u64 nonce;
@@ -222,7 +190,7 @@ struct ressd_record {
 	struct bio_list bios;		/* held writes not yet submitted, in slot order */
 	struct bio_list chunk;		/* held writes of the chunk in flight */
 	struct bio_list waiters;	/* held bios completed once it is written */
-	struct page *hdr;
+	struct page *trailer;		/* its trailer block */
 	atomic_t remaining;		/* its log bios in flight */
 	blk_status_t status;
 	/* entries superseded by a completed home write: never indexed */
@@ -237,9 +205,6 @@ struct ressd_record {
 };
 
 #define RESSD_NR_RECORDS	4	/* open, sealed ones, in flight */
-/* RESSD_MIN_LOG_BLOCKS counts on this many. */
-/* Slots kept free so that invalidation-only records can always be written. */
-#define RESSD_INVAL_RESERVE	8
 
 /* What a bio is to the target; kept in its per-bio data. */
 enum ressd_io_kind {
@@ -316,7 +281,12 @@ static inline u8 ressd_phase_get(struct ressd_phase *p)
 static inline void ressd_phase_put(struct ressd_phase *p, u8 phase,
 				   wait_queue_head_t *wq)
 {
-	if (atomic_dec_and_test(&p->users[phase]))
+	/*
+	 * Most puts find nobody waiting: wq_has_sleeper() (its barrier pairs
+	 * with the one in the waiter's prepare_to_wait()) spares them the
+	 * wait queue's lock.
+	 */
+	if (atomic_dec_and_test(&p->users[phase]) && wq_has_sleeper(wq))
 		wake_up_all(wq);
 }
 
@@ -428,8 +398,9 @@ struct ressd_c {
 	struct work_struct worker;
 	struct work_struct event_work;	/* dm_table_event() outside interrupts */
 	struct bio_set bs;		/* record and mover bios */
-	wait_queue_head_t wait;		/* record written, space freed, readers */
-					/*   gone, mode or mover state changed */
+	wait_queue_head_t wait;		/* record written, space freed, log */
+					/*   readers or writes home gone, mode */
+					/*   or mover state changed */
 
 	/* Statistics for "dmsetup status"; atomic, no lock. */
 	atomic64_t redirected_writes;
@@ -461,163 +432,43 @@ static inline void ressd_bio_list_endio(struct bio_list *list, blk_status_t stat
 	}
 }
 
-/* ---- functions in dm-ressd-format.c: the on-disk codec and replay (pure) ---- */
+/* ---- functions in dm-ressd.c ---- */
 
-/* crc32c of @len bytes seeded with the volume @nonce (pure). */
-u32 ressd_csum(u64 nonce, const void *data, size_t len);
-/* Checksum of a 4 KiB metadata block, its csum field taken as zero (pure). */
-u32 ressd_block_csum(const void *blk, u64 nonce);
-/*
- * Check a superblock read from block @location of the log range against the
- * table's geometry (pure).  Returns NULL when it is valid, else a ti->error
- * message; the details (found and expected values) go to the kernel log.
- */
-const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
-			   const struct ressd_geometry *g);
-/* Encode @info, @g and @t into the 4 KiB block @sb for @location (pure). */
-void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
-		     const struct ressd_sb_info *info,
-		     const struct ressd_geometry *g,
-		     const struct ressd_tunables *t);
-/* Is this 4 KiB block all zero? (pure) */
-bool ressd_block_is_zero(const void *block);
-/* Number of log slots a log range of @log_sectors holds (pure). */
-u32 ressd_nr_slots(sector_t log_sectors);
-/* Decode a superblock that ressd_sb_check() accepted (pure). */
-void ressd_sb_decode(const struct ressd_disk_sb *sb, struct ressd_sb_info *info);
-
-/* A decoded record trailer (entries stay in the block). */
-struct ressd_rec {
-	u64 seq;
-	u64 epoch;
-	u64 tail_seq;
-	u32 slot;		/* the trailer's slot; data in slot - nr_data .. */
-	u32 tail_slot;
-	u32 nr_data;
-	u32 nr_inval;
-};
-
-/* First slot of a record: its first data block, or its trailer. */
-static inline u32 ressd_rec_start(const struct ressd_rec *r)
-{
-	return r->slot - r->nr_data;
-}
-
-/* Where the record after the one whose trailer is at @slot starts. */
-static inline u32 ressd_rec_next_slot(const struct ressd_log_geo *lg, u32 slot)
-{
-	return slot + 1 >= lg->nr_slots ? 0 : slot + 1;
-}
+/* The two longest ti->error messages, shared with the KUnit suites. */
+#define RESSD_E_SMALL_WRITE_MAX \
+	"small_write_max must be a multiple of 8 sectors below 4 MiB"
+#define RESSD_E_MOVER_BATCH \
+	"mover_batch must be a multiple of 8 sectors from 16 to 8192"
 
 /*
- * Encode the trailer of @r into the 4 KiB block @blk: r->nr_data entries
- * from @e, then r->nr_inval ranges from @inv.
+ * Parse one tunable "key value" into @t, checking its range against the
+ * other tunables.  Returns 0, or -EINVAL with a ti->error style message in
+ * *@error.  Pure.
  */
-void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
-		      const struct ressd_rec *r,
-		      const struct ressd_disk_entry *e,
-		      const struct ressd_disk_inval *inv);
+int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
+			const char *value, const char **error);
+/* Defaults of all tunables (pure). */
+void ressd_default_tunables(struct ressd_tunables *t);
+/* Check a geometry; returns NULL when valid, else the ti->error message (pure). */
+const char *ressd_check_geometry(const struct ressd_geometry *g);
+/* Parse a sector count or offset; 0 or -EINVAL (pure). */
+int ressd_parse_sector(const char *s, sector_t *out);
 /*
- * Decode and check the trailer in @blk, read from @slot: NULL when it is a
- * well-formed record of this volume at this place, else why not.  The chain
- * (seq and epoch) is the caller's to check.
+ * A small write went into the open record: have the end of the caller's
+ * burst (its plug flushed) write it.  False when the caller has no plug.
+ * Called without rc->lock; never sleeps.
  */
-const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
-			     u32 slot, struct ressd_rec *r);
-
+bool ressd_plug_burst(struct ressd_c *rc);
 /*
- * Find the trailer of the record that starts at @start with @seq and an
- * epoch in [@min_epoch, @max_epoch]: the first slot from @start on (at most
- * RESSD_REC_MAX_ITEMS further, before the end of the log) that holds one.
- * Reads go through @read into the 4 KiB buffer @buf, which holds the
- * trailer on success.  Returns 0 when found (*@r filled), 1 when there is
- * none (*@why says why: the first near miss, or that no block qualified),
- * or a read error.  May sleep when @read does.
+ * Latch a mode (rw -> ro -> fail, never back) and raise a table event.
+ * Any context; takes rc->lock.  The one call other files make into this
+ * one.
  */
-int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
-		   const struct ressd_log_geo *lg, u32 start, u64 seq,
-		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_rec *r,
-		   const char **why);
-
-/*
- * Replay the log from the checkpoint into an empty index.  Reads go through
- * @read, so that KUnit can replay generated logs; in the kernel they are
- * synchronous bios (may sleep).
- */
-struct ressd_replay {
-	/* in */
-	const struct ressd_log_geo *lg;
-	u32 tail_slot;		/* the superblock's checkpoint */
-	u64 tail_seq;
-	u64 tail_epoch;		/* lowest epoch of the record at the checkpoint */
-	u64 epoch;		/* the superblock's epoch */
-	int (*read)(void *ctx, u32 slot, void *buf);
-	void *ctx;
-	void *hdr;		/* two 4 KiB scratch buffers (trailer, data) */
-	void *data;
-	struct ressd_index *idx;
-	/* out */
-	u32 head;		/* where the next record goes */
-	u64 next_seq;
-	u64 last_epoch;		/* the chain's epoch at its end (tail_epoch: none) */
-	u32 new_tail_slot;	/* the newest checkpoint any record carried */
-	u64 new_tail_seq;
-	u64 new_tail_epoch;	/* the chain's epoch at the new checkpoint */
-	u32 used;		/* slots from the new tail to head */
-	u32 records;		/* records applied */
-	u64 entries;		/* entries applied */
-	u64 bad_data;		/* entries whose data checksum failed */
-	u64 invalidated;	/* blocks unmapped by invalidations */
-	const char *stop;	/* why the scan stopped */
-};
-
-int ressd_replay(struct ressd_replay *rp, const char **error);
-
-/*
- * The epoch a checkpoint at the record @seq carries (its tail_epoch): the
- * current @epoch when that record is one of this activation (@seq at or
- * after @first_seq, the first seq written in @epoch; written or not yet),
- * else @chain_epoch, the epoch of the chain there.  Replay then never takes
- * a stale record of an older activation at the checkpoint (I2, I6).
- */
-u64 ressd_checkpoint_epoch(u64 seq, u64 first_seq, u64 epoch, u64 chain_epoch);
-
-/* ---- functions in dm-ressd-meta.c: superblocks, reading the log, recovery ---- */
-
-/*
- * Read the superblocks: format an all-zero log, load a valid one, refuse
- * anything else with a message in *@error.  May sleep.
- */
-int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
-/* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
-int ressd_meta_write_sb(struct ressd_c *rc);
-/*
- * Recover: load the superblock, replay the log into the index, fill in
- * where the log writer starts, and (with a writable table) write the
- * checkpoint with a raised epoch.  Called from the first preresume (and
- * again if that failed); may sleep.
- */
-struct ressd_log_start;
-int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st);
-/*
- * The mover moved the log's tail to the record @seq at @slot, whose chain
- * epoch is @epoch: write that checkpoint (takes meta.lock; may sleep).
- */
-int ressd_meta_write_checkpoint(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch);
-/* Set up the superblock state (the constructor, first). */
-void ressd_meta_init(struct ressd_c *rc);
-/* Reading the log forward with read-ahead (recovery, the mover's plan; may sleep). */
-struct ressd_readahead;
-struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
-void ressd_ra_free(struct ressd_readahead *ra);
-int ressd_ra_read(void *ra, u32 slot, void *buf);
-
-/* The first sector of log slot @slot on the log device. */
-static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
-{
-	return rc->geo.log_offset +
-	       ((sector_t)(RESSD_SB_BLOCKS + slot) << (RESSD_BLOCK_SHIFT - SECTOR_SHIFT));
-}
+void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
+/* The constructor: allocate the handle those callbacks hold (may sleep). */
+int ressd_plug_init(struct ressd_c *rc);
+/* The destructor: callbacks still queued on plugs no longer touch @rc. */
+void ressd_plug_release(struct ressd_c *rc);
 
 /* ---- functions in dm-ressd-log.c: the log writer ---- */
 
@@ -773,5 +624,197 @@ bool __ressd_mover_busy(struct ressd_c *rc, u64 block, u64 nr);
  */
 u8 __ressd_mover_home_get(struct ressd_c *rc);
 void ressd_mover_home_put(struct ressd_c *rc, u8 phase);
+
+/* ---- functions in dm-ressd-meta.c: superblocks, reading the log, recovery ---- */
+
+/*
+ * Read the superblocks: format an all-zero log, load a valid one, refuse
+ * anything else with a message in *@error.  May sleep.
+ */
+int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
+/* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
+int ressd_meta_write_sb(struct ressd_c *rc);
+/*
+ * Recover: load the superblock, replay the log into the index, fill in
+ * where the log writer starts, and (with a writable table) write the
+ * checkpoint with a raised epoch.  Called from the first preresume (and
+ * again if that failed); may sleep.
+ */
+struct ressd_log_start;
+int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st);
+/*
+ * The mover moved the log's tail to the record @seq at @slot, whose chain
+ * epoch is @epoch: write that checkpoint (takes meta.lock; may sleep).
+ */
+int ressd_meta_write_checkpoint(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch);
+/* Set up the superblock state (the constructor, first). */
+void ressd_meta_init(struct ressd_c *rc);
+/* Reading the log forward with read-ahead (recovery, the mover's plan; may sleep). */
+struct ressd_readahead;
+struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
+void ressd_ra_free(struct ressd_readahead *ra);
+int ressd_ra_read(void *ra, u32 slot, void *buf);
+
+/* The first sector of log slot @slot on the log device. */
+static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
+{
+	return rc->geo.log_offset + ressd_block_sector(RESSD_SB_BLOCKS + slot);
+}
+
+/* ---- functions in dm-ressd-format.c: the on-disk codec and replay (pure) ---- */
+
+/* crc32c of @len bytes seeded with the volume @nonce (pure). */
+u32 ressd_csum(u64 nonce, const void *data, size_t len);
+/* Checksum of a 4 KiB metadata block, its csum field taken as zero (pure). */
+u32 ressd_block_csum(const void *blk, u64 nonce);
+/*
+ * Check a superblock read from block @location of the log range against the
+ * table's geometry (pure).  Returns NULL when it is valid, else a ti->error
+ * message; the details (found and expected values) go to the kernel log.
+ */
+const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
+			   const struct ressd_geometry *g);
+/* Encode @info, @g and @t into the 4 KiB block @sb for @location (pure). */
+void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
+		     const struct ressd_sb_info *info,
+		     const struct ressd_geometry *g,
+		     const struct ressd_tunables *t);
+/* Is this 4 KiB block all zero? (pure) */
+bool ressd_block_is_zero(const void *block);
+/* Number of log slots a log range of @log_sectors holds (pure). */
+u32 ressd_nr_slots(sector_t log_sectors);
+/* Decode a superblock that ressd_sb_check() accepted (pure). */
+void ressd_sb_decode(const struct ressd_disk_sb *sb, struct ressd_sb_info *info);
+
+/* A decoded record trailer (entries stay in the block). */
+struct ressd_trailer {
+	u64 seq;
+	u64 epoch;
+	u64 tail_seq;
+	u32 slot;		/* the trailer's slot; data in slot - nr_data .. */
+	u32 tail_slot;
+	u32 nr_data;
+	u32 nr_inval;
+};
+
+/* First slot of a record: its first data block, or its trailer. */
+static inline u32 ressd_rec_start(const struct ressd_trailer *r)
+{
+	return r->slot - r->nr_data;
+}
+
+/* Where the record after the one whose trailer is at @slot starts. */
+static inline u32 ressd_rec_next_slot(const struct ressd_log_geo *lg, u32 slot)
+{
+	return slot + 1 >= lg->nr_slots ? 0 : slot + 1;
+}
+
+/*
+ * Encode the trailer of @r into the 4 KiB block @blk: r->nr_data entries
+ * from @e, then r->nr_inval ranges from @inv.
+ */
+void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
+		      const struct ressd_trailer *r,
+		      const struct ressd_disk_entry *e,
+		      const struct ressd_disk_inval *inv);
+/*
+ * Decode and check the trailer in @blk, read from @slot: NULL when it is a
+ * well-formed record of this volume at this place, else why not.  The chain
+ * (seq and epoch) is the caller's to check.
+ */
+const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
+			     u32 slot, struct ressd_trailer *r);
+
+/*
+ * Find the trailer of the record that starts at @start with @seq and an
+ * epoch in [@min_epoch, @max_epoch]: the first slot from @start on (at most
+ * RESSD_REC_MAX_ITEMS further, before the end of the log) that holds one.
+ * Reads go through @read into the 4 KiB buffer @buf, which holds the
+ * trailer on success.  Returns 0 when found (*@r filled), 1 when there is
+ * none (*@why says why: the first near miss, or that no block qualified),
+ * or a read error.  May sleep when @read does.
+ */
+int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
+		   const struct ressd_log_geo *lg, u32 start, u64 seq,
+		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_trailer *r,
+		   const char **why);
+
+/*
+ * Replay the log from the checkpoint into an empty index.  Reads go through
+ * @read, so that KUnit can replay generated logs; in the kernel they are
+ * synchronous bios (may sleep).
+ */
+struct ressd_replay {
+	/* in */
+	const struct ressd_log_geo *lg;
+	u32 tail_slot;		/* the superblock's checkpoint */
+	u64 tail_seq;
+	u64 tail_epoch;		/* lowest epoch of the record at the checkpoint */
+	u64 epoch;		/* the superblock's epoch */
+	int (*read)(void *ctx, u32 slot, void *buf);
+	void *ctx;
+	void *trailer;		/* two 4 KiB scratch buffers (trailer, data) */
+	void *data;
+	struct ressd_index *idx;
+	/* out */
+	u32 head;		/* where the next record goes */
+	u64 next_seq;
+	u64 last_epoch;		/* the chain's epoch at its end (tail_epoch: none) */
+	u32 new_tail_slot;	/* the newest checkpoint any record carried */
+	u64 new_tail_seq;
+	u64 new_tail_epoch;	/* the chain's epoch at the new checkpoint */
+	u32 used;		/* slots from the new tail to head */
+	u32 records;		/* records applied */
+	u64 entries;		/* entries applied */
+	u64 bad_data;		/* entries whose data checksum failed */
+	u64 invalidated;	/* blocks unmapped by invalidations */
+	const char *stop;	/* why the scan stopped */
+};
+
+int ressd_replay(struct ressd_replay *rp, const char **error);
+
+/*
+ * The epoch a checkpoint at the record @seq carries (its tail_epoch): the
+ * current @epoch when that record is one of this activation (@seq at or
+ * after @first_seq, the first seq written in @epoch; written or not yet),
+ * else @chain_epoch, the epoch of the chain there.  Replay then never takes
+ * a stale record of an older activation at the checkpoint (I2, I6).
+ */
+u64 ressd_checkpoint_epoch(u64 seq, u64 first_seq, u64 epoch, u64 chain_epoch);
+
+/* ---- functions in dm-ressd-rbtree.c: the remap index ---- */
+
+/*
+ * Allocate the slot array for @nr_slots slots (may sleep): 0, -ENOMEM, or
+ * -EINVAL for 0 or more than RESSD_MAX_SLOTS slots.
+ */
+int ressd_index_init(struct ressd_index *idx, u32 nr_slots);
+void ressd_index_exit(struct ressd_index *idx);
+void ressd_index_reset(struct ressd_index *idx);
+/* Bytes of memory the index holds (reported in status). */
+size_t ressd_index_bytes(const struct ressd_index *idx);
+
+/*
+ * Look up @block: the longest run starting at @block, at most @max blocks,
+ * that is either mapped to consecutive slots or wholly unmapped.
+ */
+void __ressd_index_lookup(struct ressd_index *idx, u64 block, u32 max,
+			  struct ressd_map *m);
+/*
+ * Map @block to @slot, replacing and returning any older mapping of @block
+ * (RESSD_NO_SLOT when there was none).  @slot must be free.  Merges with
+ * the neighbouring extents when both block and slot are contiguous.
+ */
+#define RESSD_NO_SLOT	U32_MAX
+u32 __ressd_index_insert(struct ressd_index *idx, u64 block, u32 slot);
+/* Unmap every block in [@block, @block + @nr); returns how many were. */
+u64 __ressd_index_remove_range(struct ressd_index *idx, u64 block, u64 nr);
+/*
+ * If @slot currently holds live data, set *@block to its original block and
+ * return true.
+ */
+bool __ressd_index_slot_block(struct ressd_index *idx, u32 slot, u64 *block);
+/* Unmap @slot if it is live (after the mover has moved it home). */
+bool __ressd_index_remove_slot(struct ressd_index *idx, u32 slot);
 
 #endif /* DM_RESSD_H */

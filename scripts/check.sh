@@ -52,8 +52,9 @@ else
 	result 1 "uml-debug: kernel build"
 fi
 
-perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${cfiles[@]}" >"$out/checkpatch.txt" 2>&1
+# The options are in .checkpatch.conf, which checkpatch reads from here.
+[ -f .checkpatch.conf ] || ressd_die ".checkpatch.conf is missing"
+perl "$src/scripts/checkpatch.pl" --quiet -f "${cfiles[@]}" >"$out/checkpatch.txt" 2>&1
 grep -qE '^(ERROR|WARNING|CHECK)' "$out/checkpatch.txt" && r=1 || r=0
 result $r "checkpatch --strict (${#cfiles[@]} files)" "$out/checkpatch.txt"
 

@@ -6,7 +6,7 @@
  * The model is written from Documentation/dm-ressd-design.rst ("On-disk
  * format", "Validation", "Recovery") and the top comment of
  * dm-ressd-format.h (format version 2: data blocks, then the trailer that
- * names them), not from dm-ressd-meta.c: it reads trailer fields at the
+ * names them), not from dm-ressd-format.c: it reads trailer fields at the
  * byte offsets of the document's tables, computes the checksums with crc32c
  * directly, searches each record's trailer from its start as the format
  * describes, keeps the mapping as a plain list of (block, slot) pairs, and
@@ -490,7 +490,7 @@ static void fz_run_replay(const struct fz_image *im, const struct ressd_log_geo 
 	run->rp.epoch = sb->epoch;
 	run->rp.read = fz_read;
 	run->rp.ctx = &run->reader;
-	run->rp.hdr = run->hdr;
+	run->rp.trailer = run->hdr;
 	run->rp.data = run->data;
 	run->rp.idx = &run->idx;
 	run->ret = ressd_replay(&run->rp, &run->error);

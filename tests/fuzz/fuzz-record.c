@@ -63,7 +63,7 @@ static void fr_lg(const u8 *data, struct ressd_log_geo *lg, u32 *slot)
 	lg->nonce = fz_get64(data, 18);
 }
 
-static void fr_same_rec(const struct ressd_rec *a, const struct ressd_rec *b, const char *what)
+static void fr_same_rec(const struct ressd_trailer *a, const struct ressd_trailer *b, const char *what)
 {
 	fz_assert(a->seq == b->seq && a->epoch == b->epoch && a->tail_seq == b->tail_seq &&
 		  a->slot == b->slot && a->tail_slot == b->tail_slot &&
@@ -78,7 +78,7 @@ static void fr_raw_record(const u8 *data, size_t size)
 {
 	static u8 blk[RESSD_BLOCK_SIZE], again[RESSD_BLOCK_SIZE];
 	struct ressd_log_geo lg;
-	struct ressd_rec r, r2;
+	struct ressd_trailer r, r2;
 	const char *why, *want;
 	size_t items_end;
 	u32 slot;
@@ -125,7 +125,7 @@ static void fr_record_roundtrip(const u8 *data, size_t size)
 	struct fr_in in = { data + FR_HDR, size - FR_HDR };
 	bool sane = data[1] & 1;
 	struct ressd_log_geo lg;
-	struct ressd_rec r = { 0 }, d;
+	struct ressd_trailer r = { 0 }, d;
 	const char *why, *want;
 	u32 slot, i, read_slot;
 
@@ -346,7 +346,7 @@ static void fr_scan(const u8 *data, size_t size)
 	struct fr_in in = { data + FR_HDR, size - FR_HDR };
 	struct fs_log l = { 0 };
 	struct ressd_log_geo lg;
-	struct ressd_rec r;
+	struct ressd_trailer r;
 	const char *why = NULL, *want;
 	u64 seq, min_epoch, max_epoch;
 	u32 start, found = 0, reads, i;

@@ -134,7 +134,7 @@ static void gw_record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64
 {
 	struct ressd_disk_entry e[RESSD_REC_MAX_ITEMS];
 	struct ressd_disk_inval inv[RESSD_REC_MAX_ITEMS];
-	struct ressd_rec r = { 0 };
+	struct ressd_trailer r = { 0 };
 	bool moved = false;
 	u32 i;
 
@@ -234,7 +234,7 @@ static void gw_lookalike(struct gw *w, u8 *blk, u32 slot, u64 seq, u32 nr_data, 
 	struct ressd_disk_entry dead[4];
 	struct ressd_disk_inval none[1] = { { 0, 0 } };
 	struct ressd_log_geo lg = w->lg;
-	struct ressd_rec r = { .seq = seq, .epoch = w->sb.epoch, .slot = slot,
+	struct ressd_trailer r = { .seq = seq, .epoch = w->sb.epoch, .slot = slot,
 			       .nr_data = nr_data };
 	u32 i;
 
@@ -360,7 +360,7 @@ static void record_seeds(const char *name, struct gw *w)
 	static u8 buf[26 + RESSD_BLOCK_SIZE];
 	char fname[256];
 	u32 s, len, n = 0;
-	struct ressd_rec r;
+	struct ressd_trailer r;
 
 	for (s = 0; s < w->lg.nr_slots && n < 4; s++) {
 		const u8 *h = fz_slot(&w->im, s);
@@ -448,7 +448,7 @@ static void scan_seeds(void)
 	struct ressd_disk_inval none[1] = { { 0, 0 } };
 	struct ressd_log_geo lg = { .nonce = 0x5ca7, .nr_slots = 1000, .origin_blocks = 5000 };
 	const u32 max = RESSD_REC_MAX_ITEMS;
-	struct ressd_rec r = { .seq = 77, .epoch = 4, .slot = 10 + max, .nr_data = max,
+	struct ressd_trailer r = { .seq = 77, .epoch = 4, .slot = 10 + max, .nr_data = max,
 			       .tail_slot = 10, .tail_seq = 77 };
 	size_t pos;
 	u32 i, start;
@@ -476,12 +476,12 @@ static void scan_seeds(void)
 	/* Near misses before the trailer, and the fix-up flags to change them. */
 	pos = scan_begin(buf, 0x07, 500, lg.nr_slots, lg.origin_blocks, lg.nonce, 9, 1, 2);
 	for (i = 0; i < 4; i++) {
-		r = (struct ressd_rec){ .seq = i == 1 ? 8 : 9, .epoch = i == 2 ? 3 : 2,
+		r = (struct ressd_trailer){ .seq = i == 1 ? 8 : 9, .epoch = i == 2 ? 3 : 2,
 					.slot = 501 + i, .nr_data = i == 3 ? 3 : 0 };
 		ressd_rec_encode(blk, &lg, &r, e, none);
 		pos = scan_block(buf, pos, sizeof(buf), 1 + i, blk);
 	}
-	r = (struct ressd_rec){ .seq = 9, .epoch = 2, .slot = 506, .nr_data = 6 };
+	r = (struct ressd_trailer){ .seq = 9, .epoch = 2, .slot = 506, .nr_data = 6 };
 	ressd_rec_encode(blk, &lg, &r, e, none);
 	pos = scan_block(buf, pos, sizeof(buf), 6, blk);
 	write_file(record_dir, "scan-misses", buf, pos);

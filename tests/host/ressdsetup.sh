@@ -19,7 +19,7 @@
 #    checkpoint: exit codes, the chain's end and its reason, and dump's
 #    mapping against the one the generator kept;
 #  - check and dump against the kernel's own replay: the seed logs of
-#    tests/fuzz (gen-corpus replays each with dm-ressd-meta.c, compiled
+#    tests/fuzz (gen-corpus replays each with dm-ressd-format.c, compiled
 #    unchanged, and prints what it found); ressdsetup must find the same.
 #
 # Prints "ok:" lines; exits non-zero at the first failure.  Root (for apt,
@@ -188,9 +188,10 @@ expect_fail 1 "is not a multiple of 4 KiB" "$tool" format "$img" --reserved 5000
 expect_fail 1 "--reserved <size> is needed" "$tool" format "$img" --batch
 expect_fail 1 "above the maximum log size" "$tool" format "$img" --reserved 300G --batch
 ok "refused: too small (exit 4), reserved area below the minimum, bad sizes (exit 1)"
-[ "$(sed -n 's/^#define RESSD_MIN_LOG_BLOCKS[[:space:]]*(RESSD_SB_BLOCKS + \([0-9]*\)).*/\1/p' "$top/dm-ressd.h")" = 16 ] ||
-	fail "RESSD_MIN_LOG_BLOCKS changed in dm-ressd.h: update the 72 KiB above"
-grep -q "RESSD_MIN_LOG_BLOCKS" "$dir/ressd-kconsts.h" || fail "ressd-kconsts.h lacks RESSD_MIN_LOG_BLOCKS"
+[ "$(sed -n 's/^#define RESSD_MIN_LOG_BLOCKS[[:space:]]*(RESSD_SB_BLOCKS + \([0-9]*\)).*/\1/p' "$top/dm-ressd-limits.h")" = 16 ] ||
+	fail "RESSD_MIN_LOG_BLOCKS changed in dm-ressd-limits.h: update the 72 KiB above"
+grep -q '"../../dm-ressd-limits.h"' "$dir/ressd-types.h" ||
+	fail "ressdsetup does not take its limits from dm-ressd-limits.h"
 # The tunables' messages are the kernel's own.
 while IFS='|' read -r opts msg; do
 	grep -qF "\"$msg\"" "$top/dm-ressd.c" "$top/dm-ressd.h" || fail "'$msg' is not a message of the kernel"
@@ -573,6 +574,6 @@ while read -r name want; do
 	n=$((n + 1))
 done < <(sed -nE 's/^ +([a-z-]+) .* sb (-?[0-9]+), +([0-9]+) records +([0-9]+) entries +([0-9]+) torn +([0-9]+) invalidated +([0-9]+) mapped +[0-9]+ extents, used +([0-9]+), stop: (.*)$/\1 \2|\3|\4|\5|\6|\7|\8|\9/p' "$fz/seeds.txt")
 [ $n -ge 15 ] || fail "only $n seed logs from gen-corpus"
-ok "the $n seed logs of tests/fuzz: ressdsetup's replay finds what dm-ressd-meta.c's replay finds (copy, records, entries, torn, invalidated, mapped, used, stop)"
+ok "the $n seed logs of tests/fuzz: ressdsetup's replay finds what dm-ressd-format.c's replay finds (copy, records, entries, torn, invalidated, mapped, used, stop)"
 
 echo "ressdsetup: all checks passed"

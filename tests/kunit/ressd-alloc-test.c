@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite dm_ressd_alloc: how the log writer hands out slots
- * (__ressd_log_reserve() in dm-ressd-meta.c), on a target structure with
+ * (__ressd_log_reserve() in dm-ressd-log.c), on a target structure with
  * no devices: records are "written" and "moved home" by the test.
  *
  * The directed case walks a 20-slot log through packing, a record that is

@@ -171,7 +171,7 @@ static bool model_write(struct log_model *m, u32 nd, bool pad, int torn)
 	struct ressd_disk_entry e[MAX_DATA];
 	struct ressd_disk_inval inv[2];
 	struct model_rec *mr;
-	struct ressd_rec r = { };
+	struct ressd_trailer r = { };
 	u32 i;
 
 	if (m->nr_rec == MAX_RECORDS || nd > MAX_DATA || m->head + nd >= m->lg.nr_slots)
@@ -339,10 +339,10 @@ static void replay_model(struct kunit *test, struct log_model *m,
 	run->rp.epoch = m->epoch;
 	run->rp.read = model_read;
 	run->rp.ctx = m;
-	run->rp.hdr = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	run->rp.trailer = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	run->rp.data = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	run->rp.idx = &run->idx;
-	KUNIT_ASSERT_NOT_NULL(test, run->rp.hdr);
+	KUNIT_ASSERT_NOT_NULL(test, run->rp.trailer);
 	KUNIT_ASSERT_NOT_NULL(test, run->rp.data);
 	run->ret = ressd_replay(&run->rp, &run->error);
 }
@@ -378,7 +378,7 @@ static u32 put_record(struct kunit *test, struct log_model *m, u32 start, u64 se
 		      u32 nd, const u64 *blocks, int torn, u32 *map)
 {
 	struct ressd_disk_entry *e;
-	struct ressd_rec r = {
+	struct ressd_trailer r = {
 		.seq = seq, .epoch = m->epoch, .slot = start + nd, .nr_data = nd,
 		.tail_slot = m->sb_tail_slot, .tail_seq = m->sb_tail_seq,
 	};
@@ -417,7 +417,7 @@ static void ressd_log_test_roundtrip(struct kunit *test)
 		{ cpu_to_le64(RESSD_DEAD_BLOCK), cpu_to_le32(1) },
 	};
 	struct ressd_disk_inval inv[1] = { { cpu_to_le64(90), cpu_to_le32(10) } };
-	struct ressd_rec r = { .seq = 9, .epoch = 2, .slot = 10, .nr_data = 2,
+	struct ressd_trailer r = { .seq = 9, .epoch = 2, .slot = 10, .nr_data = 2,
 			       .nr_inval = 1, .tail_slot = 3, .tail_seq = 8 }, d;
 	u8 *blk = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 
@@ -445,7 +445,7 @@ static void ressd_log_test_roundtrip(struct kunit *test)
 static void ressd_log_test_next_slot(struct kunit *test)
 {
 	struct ressd_log_geo lg = { .nonce = 1, .nr_slots = 64, .origin_blocks = 100 };
-	struct ressd_rec r = { .slot = 63, .nr_data = 63 };
+	struct ressd_trailer r = { .slot = 63, .nr_data = 63 };
 
 	KUNIT_EXPECT_EQ(test, ressd_rec_next_slot(&lg, 0), 1U);
 	KUNIT_EXPECT_EQ(test, ressd_rec_next_slot(&lg, 62), 63U);
@@ -457,7 +457,7 @@ static void ressd_log_test_next_slot(struct kunit *test)
 
 struct rec_case {
 	const char *name;
-	struct ressd_rec r;	/* seq, epoch, tail_seq, slot, tail_slot, nr_data, nr_inval */
+	struct ressd_trailer r;	/* seq, epoch, tail_seq, slot, tail_slot, nr_data, nr_inval */
 	u64 block;		/* of the single entry */
 	u64 inv_block;
 	u32 inv_nr;
@@ -516,7 +516,7 @@ static void ressd_log_test_decode_checks(struct kunit *test)
 	struct ressd_disk_entry e = { cpu_to_le64(c->block), 0 };
 	struct ressd_disk_inval inv = { cpu_to_le64(c->inv_block), cpu_to_le32(c->inv_nr) };
 	u8 *blk = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
-	struct ressd_rec d;
+	struct ressd_trailer d;
 
 	KUNIT_ASSERT_NOT_NULL(test, blk);
 	ressd_rec_encode(blk, &lg, &c->r, &e, &inv);
@@ -532,7 +532,7 @@ static void ressd_log_test_decode_checks(struct kunit *test)
 static void ressd_log_test_too_many_items(struct kunit *test)
 {
 	struct ressd_log_geo lg = { .nonce = 1, .nr_slots = 4096, .origin_blocks = 100 };
-	struct ressd_rec r = { .seq = 1, .slot = 0 }, d;
+	struct ressd_trailer r = { .seq = 1, .slot = 0 }, d;
 	struct ressd_disk_entry *e;
 	struct ressd_disk_rec *rec;
 
@@ -614,7 +614,7 @@ static int find_read(void *ctx, u32 slot, void *buf)
 
 struct find_run {
 	struct find_ctx f;
-	struct ressd_rec r;
+	struct ressd_trailer r;
 	const char *why;
 	int ret;
 };
@@ -640,7 +640,7 @@ static void find_in(struct kunit *test, struct log_model *m, u32 start, u64 seq,
 static void put_trailer(struct log_model *m, u32 slot, u64 seq, u64 epoch, u32 nd)
 {
 	struct ressd_disk_entry e[MAX_DATA];
-	struct ressd_rec r = { .seq = seq, .epoch = epoch, .slot = slot, .nr_data = nd };
+	struct ressd_trailer r = { .seq = seq, .epoch = epoch, .slot = slot, .nr_data = nd };
 	u32 i;
 
 	if (WARN_ON(nd > MAX_DATA))
@@ -1308,7 +1308,7 @@ static void ressd_log_test_end_of_log(struct kunit *test)
 		RESSD_DEAD_BLOCK, RESSD_DEAD_BLOCK, RESSD_DEAD_BLOCK, RESSD_DEAD_BLOCK,
 	};
 	u64 b[MAX_DATA];
-	struct ressd_rec r = { };
+	struct ressd_trailer r = { };
 	struct ressd_disk_entry e[MAX_DATA] = { };
 	u32 layout, i, s;
 
@@ -1368,7 +1368,7 @@ static void ressd_log_test_end_of_log(struct kunit *test)
 				e[i].csum = cpu_to_le32(ressd_csum(m->lg.nonce, d,
 								   RESSD_BLOCK_SIZE));
 			}
-			r = (struct ressd_rec){ .seq = 1001, .epoch = m->epoch, .slot = 2,
+			r = (struct ressd_trailer){ .seq = 1001, .epoch = m->epoch, .slot = 2,
 						.nr_data = 8, .tail_slot = 20, .tail_seq = 1000 };
 			ressd_rec_encode(model_slot(m, 2), &m->lg, &r, e, NULL);
 			expect_why(test, ressd_rec_decode(model_slot(m, 2), &m->lg, 2, &r),

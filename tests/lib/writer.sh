@@ -8,7 +8,8 @@ writer_build() {
 	local src=$RESSD_TOP/tests/tools/ressd-writer.c
 	WRITER=$TMPDIR/ressd-writer
 	if [ ! -x "$WRITER" ] || [ "$src" -nt "$WRITER" ]; then
-		cc -O2 -Wall -Wextra -o "$WRITER.new" "$src" -lpthread \
+		cc -O2 -Wall -Wextra -o "$WRITER.new" "$src" \
+			"$RESSD_TOP/tools/lib/crc32c.c" -lpthread \
 			|| fail "could not build $src"
 		mv "$WRITER.new" "$WRITER"
 	fi

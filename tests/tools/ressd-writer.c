@@ -113,6 +113,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../tools/lib/crc32c.h"
+
 #define BS		4096
 #define MAX_OP_BLOCKS	256		/* 1 MiB */
 #define MAX_READ_BLOCKS	64
@@ -225,42 +227,13 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- crc32c (Castagnoli), slicing by 8, little-endian hosts ---- */
-static uint32_t crc_tab[8][256];
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82f63b78U : c >> 1;
-		crc_tab[0][i] = c;
-	}
-	for (int i = 0; i < 256; i++)
-		for (int k = 1; k < 8; k++)
-			crc_tab[k][i] = (crc_tab[k - 1][i] >> 8) ^
-					crc_tab[0][crc_tab[k - 1][i] & 0xff];
-}
-
+/*
+ * The standard CRC-32C (inverted in and out), from the one user-space
+ * crc32c (tools/lib/crc32c.c, the kernel's semantics).
+ */
 static uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
-
-	crc = ~crc;
-	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		v ^= crc;
-		crc = crc_tab[7][v & 0xff] ^ crc_tab[6][(v >> 8) & 0xff] ^
-		      crc_tab[5][(v >> 16) & 0xff] ^ crc_tab[4][(v >> 24) & 0xff] ^
-		      crc_tab[3][(v >> 32) & 0xff] ^ crc_tab[2][(v >> 40) & 0xff] ^
-		      crc_tab[1][(v >> 48) & 0xff] ^ crc_tab[0][v >> 56];
-	}
-	while (len--)
-		crc = crc_tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return ~ressd_crc32c(~crc, buf, len);
 }
 
 /* ---- pseudo-random numbers ---- */
@@ -1159,7 +1132,6 @@ int main(int argc, char **argv)
 		printf("%" PRIu64 "\n", now_ns());
 		return 0;
 	}
-	crc_init();
 	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;

@@ -37,7 +37,8 @@ T_CHECK="0 $SA ressd $A 0 $B 0 $LOGSZ 4 high_watermark 100 mover_batch 128"
 writer_build
 MUT=$TMPDIR/ressd-corrupt
 cc -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" -o "$MUT" \
-	"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" ||
+	"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" \
+	"$RESSD_TOP/tools/lib/crc32c.c" ||
 	fail "could not build ressd-corrupt"
 
 note "a real log: the writer over a $((LOGSZ / 2)) KiB log, then remove without draining"

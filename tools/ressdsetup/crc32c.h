@@ -3,15 +3,15 @@
 #define RESSD_CRC32C_H
 
 #include "ressd-types.h"
+#include "../lib/crc32c.h"
 
-/*
- * crc32c (Castagnoli) with the semantics of the kernel's crc32c(crc, p, len):
- * @crc is the running value, taken as is (no inversion in or out).  The
- * standard CRC-32C of a message is ~crc32c(~0, msg, len).
- */
-u32 crc32c(u32 crc, const void *p, size_t len);
+/* The kernel's crc32c(crc, p, len), from the one user-space crc32c. */
+static inline u32 crc32c(u32 crc, const void *p, size_t len)
+{
+	return ressd_crc32c(crc, p, len);
+}
 
-/* dm-ressd's seeds and checksums (dm-ressd-meta.c: ressd_csum, ressd_block_csum). */
+/* dm-ressd's seeds and checksums (dm-ressd-format.c: ressd_csum, ressd_block_csum). */
 static inline u32 ressd_seed(u64 nonce)
 {
 	return (u32)nonce ^ (u32)(nonce >> 32);

@@ -67,7 +67,6 @@
 #include "devprobe.h"
 #include "json.h"
 #include "probe.h"
-#include "ressd-kconsts.h"
 #include "util.h"
 
 /* Exit codes, as the other commands' (ressdsetup.c). */

@@ -4,7 +4,6 @@
 
 #include "crc32c.h"
 #include "label.h"
-#include "ressd-kconsts.h"
 
 void tun_defaults(struct ressd_tun *t)
 {

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reserved area read from user space: a deliberately independent second
+ * implementation of dm-ressd-format.c's checks and replay (see log.h).
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +11,6 @@
 
 #include "crc32c.h"
 #include "log.h"
-#include "ressd-kconsts.h"
 #include "util.h"
 
 #define NONE_BLOCK	UINT64_MAX
@@ -388,7 +391,7 @@ static u64 map_remove_range(struct replay *rp, u64 block, u64 nr)
 /* ---- replay: ressd_replay() ---- */
 
 /*
- * ressd_rec_find() through ressd_replay_header(): find the trailer of the
+ * ressd_rec_find() through ressd_replay_trailer(): find the trailer of the
  * record that starts at @start with @seq and an epoch in [@min_epoch, the
  * superblock's]: the first slot from @start on (at most RESSD_REC_MAX_ITEMS
  * further, before the end of the log) that holds one; @hdr gets it.  0

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The reserved area read from user space: superblock checks, record
- * decoding, finding a record's trailer and the replay, each a line-by-line
- * mirror of dm-ressd-meta.c (ressd_sb_check, ressd_rec_decode,
- * ressd_rec_find, ressd_replay) with the same messages,
- * plus what a checker wants to know on top: what lies where the chain stops,
- * which entries are torn, and whether records of the current life lie beyond
- * the end of the chain.
+ * decoding, finding a record's trailer and the replay.
+ *
+ * A deliberately independent checker, as thin_check is to dm-thin: this is
+ * a second implementation of the rules of dm-ressd-format.c
+ * (ressd_sb_check, ressd_rec_decode, ressd_rec_find, ressd_replay), with
+ * the same messages, written from the format and not compiled from the
+ * module's code, so that a mistake in one is not copied into the other.
+ * tests/host/ressdsetup.sh checks that both reach the same result on every
+ * seed log of tests/fuzz (gen-corpus replays each with the module's code).
+ * On top it tells what a checker wants to know: what lies where the chain
+ * stops, which entries are torn, and whether records of the current life
+ * lie beyond the end of the chain.
  */
 #ifndef RESSD_LOG_H
 #define RESSD_LOG_H
@@ -24,7 +30,7 @@ struct ressd_geo {
 	u64 log_sectors;
 };
 
-/* Log slots in a log range of @log_sectors (dm-ressd-meta.c: ressd_nr_slots). */
+/* Log slots in a log range of @log_sectors (dm-ressd-format.c: ressd_nr_slots). */
 u32 ressd_nr_slots(u64 log_sectors);
 /*
  * The kernel constructor's geometry checks (dm-ressd.c: ressd_check_geometry)

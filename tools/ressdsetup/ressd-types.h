@@ -24,6 +24,7 @@ typedef uint64_t u64;
 #endif
 
 #include "../../dm-ressd-format.h"
+#include "../../dm-ressd-limits.h"
 
 /* The byte offsets of Documentation/dm-ressd-design.rst's tables. */
 _Static_assert(sizeof(struct ressd_disk_sb) == 256, "superblock size");

@@ -34,7 +34,6 @@
 #include "label.h"
 #include "log.h"
 #include "probe.h"
-#include "ressd-kconsts.h"
 #include "ressdtab.h"
 #include "status.h"
 #include "util.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * User-space stand-in for the kernel headers that dm-ressd-meta.c,
+ * User-space stand-in for the kernel headers that dm-ressd-format.c,
  * dm-ressd-rbtree.c and dm-ressd.h include, so that those files compile
  * unchanged into the fuzz targets (tests/fuzz/).  Every linux/<name>.h in
  * this directory includes this one header.
