@@ -117,6 +117,26 @@ dm_switch() {
 		fail "could not switch $1 to: $2"
 }
 
+# dm-flakey tables over <dev> of <sectors> sectors: always up, and always
+# down (every write dropped, as from a power cut on).
+flakey_pass() { echo "0 $2 flakey $1 0 1 0"; }
+flakey_drop() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
+
+# A power cut under two dm-flakey devices, in two steps so that a test can
+# take the cut time between them.  power_cut_load <name> <dev> <sectors>
+# <name> <dev> <sectors>: load the dropping tables (inactive for now).
+# power_cut_switch <name> <name>: the cut itself: both devices suspended
+# together and resumed dropping writes.
+power_cut_load() {
+	dmsetup reload "$1" --table "$(flakey_drop "$2" "$3")" &&
+		dmsetup reload "$4" --table "$(flakey_drop "$5" "$6")" ||
+		fail "loading the power cut into $1 and $4"
+}
+power_cut_switch() {
+	dmsetup suspend "$1" "$2" && dmsetup resume "$1" "$2" || fail "the power cut"
+	dmsetup table "$1" | grep -q drop_writes || fail "$1 does not drop writes after the cut"
+}
+
 # wait_pid <pid> <seconds>: true once the process has exited, false if it
 # still runs after <seconds> (it is left running: a process stuck in the
 # kernel cannot be killed anyway).

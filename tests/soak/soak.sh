@@ -35,8 +35,6 @@ FIO_OFF=$((NBLK * 4096))	# fio: the 32 MiB after it
 FIO_SIZE=32M
 LOG=8192			# a 4 MiB log: it wraps every few seconds
 RANDOM=$SEED
-pass_all() { echo "0 $2 flakey $1 0 1 0"; }
-drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
 wpid=
 
 cleanup() {
@@ -54,8 +52,8 @@ if [ "${SOAK_TRACE:-0}" = 1 ]; then
 	set -x
 fi
 writer_build
-dm_create sk_a "$(pass_all $A $SA)"
-dm_create sk_b "$(pass_all $B $SB)"
+dm_create sk_a "$(flakey_pass $A $SA)"
+dm_create sk_b "$(flakey_pass $B $SB)"
 FA=/dev/mapper/sk_a FB=/dev/mapper/sk_b
 zero_at $FB 8 0
 T="0 $SA ressd $FA 0 $FB 0 $LOG 4 high_watermark 40 mover_batch 256"
@@ -152,10 +150,9 @@ while [ $(($(date +%s) - start)) -lt "$SECONDS_TOTAL" ]; do
 	if [ $how = cut ]; then
 		kill -USR1 $wpid
 		wait_for_line "$W" '^reads-off' 60 $wpid
-		dmsetup reload sk_a --table "$(drop_writes $A $SA)" || fail "reload sk_a"
-		dmsetup reload sk_b --table "$(drop_writes $B $SB)" || fail "reload sk_b"
+		power_cut_load sk_a $A $SA sk_b $B $SB
 		cut=$("$WRITER" now)
-		dmsetup suspend sk_a sk_b && dmsetup resume sk_a sk_b || fail "switching flakey"
+		power_cut_switch sk_a sk_b
 		sleep_ms $((300 + RANDOM % 1500))
 		kill -KILL $wpid
 		reap $wpid 60 "the writer, killed after the cut"
@@ -163,8 +160,8 @@ while [ $(($(date +%s) - start)) -lt "$SECONDS_TOTAL" ]; do
 		wpid=
 		[ $rc -ne 1 ] || { cat "$W"; fail "cycle $cycle: the writer reported a violation"; }
 		run_watched 120 sk dmsetup remove --retry sk
-		dmsetup reload sk_a --table "$(pass_all $A $SA)" && dmsetup resume sk_a &&
-			dmsetup reload sk_b --table "$(pass_all $B $SB)" && dmsetup resume sk_b ||
+		dmsetup reload sk_a --table "$(flakey_pass $A $SA)" && dmsetup resume sk_a &&
+			dmsetup reload sk_b --table "$(flakey_pass $B $SB)" && dmsetup resume sk_b ||
 			fail "restoring flakey"
 		dm_create sk "$T"
 		writer_verify /dev/mapper/sk "$J" "cycle $cycle after the cut" crash "$cut"

@@ -41,11 +41,9 @@ A=$RESSD_DISK_A B=$RESSD_DISK_B
 SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 NBLK=4096			# the writer's blocks: the first 16 MiB
 LOGSZ=16384			# an 8 MiB log: the mover runs during the writes
-pass_all() { echo "0 $2 flakey $1 0 1 0"; }
 err_writes() { echo "0 $2 flakey $1 0 0 1 1 error_writes"; }
 err_reads() { echo "0 $2 flakey $1 0 0 1 1 error_reads"; }
 err_all() { echo "0 $2 error"; }
-drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
 wpid=
 injected=0 survived=0
 
@@ -195,7 +193,7 @@ fault_case() {
 	t 60 "remove the target in mode $want" dmsetup remove ft
 
 	# The fault clears; re-create: recovery, then every block is checked.
-	set_dev "$dev" "$(pass_all "$disk" "$size")"
+	set_dev "$dev" "$(flakey_pass "$disk" "$size")"
 	dm_create ft "$TABLE"
 	show_status ft "after recovery"
 	[ "$(mode)" = rw ] || fail "mode after recovery: $(mode)"
@@ -231,7 +229,7 @@ inval_flush_case() {
 	dd if=/dev/mapper/ft of="$TMPDIR/y-before" bs=4096 skip=$Y count=1 iflag=direct \
 		status=none || fail "reading Y"
 	for ((b = X - 4; b < X + 60; b++)); do make_block new "$b"; done >"$TMPDIR/big"
-	set_dev ft_a "$(drop_writes "$A" "$SA")"
+	set_dev ft_a "$(flakey_drop "$A" "$SA")"
 	dd if="$TMPDIR/big" of=/dev/mapper/ft bs=256K seek=$(((X - 4) * 4096)) count=1 \
 		oflag=direct,seek_bytes conv=notrunc status=none || fail "the large write over X"
 	[ "$(status_field ft 2)" = 1 ] || fail "X's logged copy is still mapped: $(dmsetup status ft)"
@@ -255,7 +253,7 @@ inval_flush_case() {
 	# The origin works again: a retried flush must still fail, since the
 	# large write's invalidation never reached the log (a success would
 	# promise it durable, and recovery maps X back to its logged copy).
-	set_dev ft_a "$(pass_all "$A" "$SA")"
+	set_dev ft_a "$(flakey_pass "$A" "$SA")"
 	r=$(timeout 30 dd if=/dev/null of=/dev/mapper/ft conv=fsync status=none 2>&1)
 	grep -q 'Input/output error' <<<"$r" ||
 		fail "a flush after the origin came back gave '$r', not EIO (the record with X's invalidation was never written)"
@@ -283,8 +281,8 @@ inval_flush_case() {
 }
 
 writer_build
-dm_create ft_a "$(pass_all $A $SA)"
-dm_create ft_b "$(pass_all $B $SB)"
+dm_create ft_a "$(flakey_pass $A $SA)"
+dm_create ft_b "$(flakey_pass $B $SB)"
 TABLE="0 $SA ressd /dev/mapper/ft_a 0 /dev/mapper/ft_b 0 $LOGSZ 2 high_watermark 50"
 
 fault_case 1 log err_writes fail writer

@@ -14,10 +14,8 @@
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 X=100
-pass_all() { echo "0 $2 flakey $1 0 1 0"; }
-drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
-dm_create fh_a "$(pass_all $A $SA)"
-dm_create fh_b "$(pass_all $B $SB)"
+dm_create fh_a "$(flakey_pass $A $SA)"
+dm_create fh_b "$(flakey_pass $B $SB)"
 zero_at /dev/mapper/fh_b 8 0
 T="0 $SA ressd /dev/mapper/fh_a 0 /dev/mapper/fh_b 0 4096 2 high_watermark 100"
 dm_create fh "$T"
@@ -35,12 +33,11 @@ fio --name=fua --filename=$D --rw=write --bs=64k --offset=$((X * 4096)) --size=6
 echo "status after the FUA write: $(dmsetup status fh)"
 
 note "power cut"
-dmsetup reload fh_a --table "$(drop_writes $A $SA)" &&
-	dmsetup reload fh_b --table "$(drop_writes $B $SB)" &&
-	dmsetup suspend fh_a fh_b && dmsetup resume fh_a fh_b || fail "cutting the power"
+power_cut_load fh_a $A $SA fh_b $B $SB
+power_cut_switch fh_a fh_b
 dm_remove fh
-dm_switch fh_a "$(pass_all $A $SA)"
-dm_switch fh_b "$(pass_all $B $SB)"
+dm_switch fh_a "$(flakey_pass $A $SA)"
+dm_switch fh_b "$(flakey_pass $B $SB)"
 dm_create fh "$T"
 echo "status after recovery: $(dmsetup status fh)"
 got=$(dd if=$D bs=4096 skip=$X count=1 iflag=direct status=none | head -c 16 | od -An -c | tr -s ' ')

@@ -18,8 +18,6 @@ A=$RESSD_DISK_A B=$RESSD_DISK_B SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 M=/run/ressd-mnt
 CUTS=${POWERCUT_EXT4_CUTS:-2}
 NORMAL=$((256 * 2048))			# a 256 MiB file system
-pass_all() { echo "0 $2 flakey $1 0 1 0"; }
-drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
 wpid=
 cleanup() {
 	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
@@ -29,8 +27,8 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p $M
-dm_create pe_a "$(pass_all $A $SA)"
-dm_create pe_b "$(pass_all $B $SB)"
+dm_create pe_a "$(flakey_pass $A $SA)"
+dm_create pe_b "$(flakey_pass $B $SB)"
 FA=/dev/mapper/pe_a FB=/dev/mapper/pe_b
 T="0 $NORMAL ressd $FA 0 $FB 0 8192 2 high_watermark 50"
 dev=/dev/mapper/pe
@@ -84,10 +82,9 @@ PY
 	wpid=$!
 	sleep "$(printf '%d.%03d' $((run_ms / 1000)) $((run_ms % 1000)))"
 	kill -0 $wpid 2>/dev/null || fail "the file writer died before the cut"
-	dmsetup reload pe_a --table "$(drop_writes $A $SA)" &&
-		dmsetup reload pe_b --table "$(drop_writes $B $SB)" || fail "loading the cut"
+	power_cut_load pe_a $A $SA pe_b $B $SB
 	cut=$(python3 -c 'import time; print(time.monotonic_ns())')
-	dmsetup suspend pe_a pe_b && dmsetup resume pe_a pe_b || fail "the cut"
+	power_cut_switch pe_a pe_b
 	sleep 1
 	touch "$TMPDIR/fs-stop"
 	wait_pid $wpid 120 || stuck "the file writer does not stop after the cut"
@@ -95,8 +92,8 @@ PY
 	wpid=
 	umount $M 2>/dev/null || umount -l $M
 	dm_remove pe
-	dm_switch pe_a "$(pass_all $A $SA)"
-	dm_switch pe_b "$(pass_all $B $SB)"
+	dm_switch pe_a "$(flakey_pass $A $SA)"
+	dm_switch pe_b "$(flakey_pass $B $SB)"
 	kmsg_take "the cut"
 
 	dm_create pe "$T"

@@ -40,8 +40,6 @@ SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 NBLK=16384		# the first 64 MiB of the normal area
 CHAINS=${POWERCUT_CHAINS:-4}
 GSEED=${POWERCUT_SEED:-$RANDOM}
-pass_all() { echo "0 $2 flakey $1 0 1 0"; }			# always up
-drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }	# always down
 wpid=
 
 cleanup() {	# leave no writer and no suspended device behind
@@ -52,8 +50,8 @@ cleanup() {	# leave no writer and no suspended device behind
 trap cleanup EXIT
 
 writer_build
-dm_create pc_a "$(pass_all $A $SA)"
-dm_create pc_b "$(pass_all $B $SB)"
+dm_create pc_a "$(flakey_pass $A $SA)"
+dm_create pc_b "$(flakey_pass $B $SB)"
 FA=/dev/mapper/pc_a FB=/dev/mapper/pc_b
 lost_total=0
 echo "geometry seed $GSEED (POWERCUT_SEED)"
@@ -81,13 +79,11 @@ geometry() {
 # power_cut <what>: the power cut.  Both dropping tables are loaded first; then
 # the cut time is taken, both devices are suspended and resumed dropping.
 power_cut() {
-	dmsetup reload pc_a --table "$(drop_writes $A $SA)" || fail "reload pc_a"
-	dmsetup reload pc_b --table "$(drop_writes $B $SB)" || fail "reload pc_b"
+	power_cut_load pc_a $A $SA pc_b $B $SB
 	[ -z "$wpid" ] || kill -0 $wpid 2>/dev/null || { cat "$W"; fail "the writer died before the cut"; }
 	cut=$("$WRITER" now)
-	dmsetup suspend pc_a pc_b && dmsetup resume pc_a pc_b || fail "switching flakey"
+	power_cut_switch pc_a pc_b
 	echo "cut $1 at $cut (switch took $(( ($("$WRITER" now) - cut) / 1000000 )) ms)"
-	dmsetup table pc_a | grep -q drop_writes || fail "pc_a does not drop writes"
 }
 # stop_writer <signal>: stop it; after the cut anything goes (the target may
 # see its own dropped writes, latch an error mode and fail I/O: exit 2), but
@@ -157,8 +153,8 @@ for chain in $(seq 1 "$CHAINS"); do
 		dm_remove pc
 
 		# Power back: everything passes again; creating the target recovers.
-		dmsetup reload pc_a --table "$(pass_all $A $SA)" && dmsetup resume pc_a &&
-			dmsetup reload pc_b --table "$(pass_all $B $SB)" && dmsetup resume pc_b ||
+		dmsetup reload pc_a --table "$(flakey_pass $A $SA)" && dmsetup resume pc_a &&
+			dmsetup reload pc_b --table "$(flakey_pass $B $SB)" && dmsetup resume pc_b ||
 			fail "restoring flakey"
 		dm_create pc "$T"
 		show_status pc "after recovery"

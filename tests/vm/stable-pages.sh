@@ -70,11 +70,9 @@ echo "pages rewritten under writeback: all durable, none torn"
 
 # ---- a power cut while pages change under writeback ----
 SB=$DISK_B_SECTORS
-pass_all() { echo "0 $2 flakey $1 0 1 0"; }
-drop_writes() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
 trap 'dmsetup resume sp_a >/dev/null 2>&1; dmsetup resume sp_b >/dev/null 2>&1' EXIT
-dm_create sp_a "$(pass_all $A $SA)"
-dm_create sp_b "$(pass_all $B $SB)"
+dm_create sp_a "$(flakey_pass $A $SA)"
+dm_create sp_b "$(flakey_pass $B $SB)"
 zero_at /dev/mapper/sp_b 8 0
 T="0 $SA ressd /dev/mapper/sp_a 0 /dev/mapper/sp_b 0 8192 2 high_watermark 100"
 dm_create sp "$T"
@@ -118,16 +116,15 @@ PY
 mpid=$!
 for i in $(seq 100); do [ -e "$TMPDIR/mm-go" ] && break; sleep 0.1; done
 sleep 3
-dmsetup reload sp_a --table "$(drop_writes $A $SA)" &&
-	dmsetup reload sp_b --table "$(drop_writes $B $SB)" || fail "loading the cut"
+power_cut_load sp_a $A $SA sp_b $B $SB
 cut=$(python3 -c 'import time; print(time.monotonic_ns())')
-dmsetup suspend sp_a sp_b && dmsetup resume sp_a sp_b || fail "the cut"
+power_cut_switch sp_a sp_b
 touch "$TMPDIR/mm-go.cut"
 wait_pid $mpid 60 || stuck "the mmap writer does not stop after the cut"
 wait $mpid || fail "the mmap writer failed"
 dm_remove sp
-dm_switch sp_a "$(pass_all $A $SA)"
-dm_switch sp_b "$(pass_all $B $SB)"
+dm_switch sp_a "$(flakey_pass $A $SA)"
+dm_switch sp_b "$(flakey_pass $B $SB)"
 kmsg_take "the power cut"
 dm_create sp "$T"
 dmesg | grep -m1 'recovered'
