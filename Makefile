@@ -2,7 +2,8 @@
 #
 # dm-ressd: build the module, check it, and run its tests.
 #
-#   make                 build dm_ressd.ko against KDIR
+#   make                 build dm_ressd.ko against KDIR (FTLSIM=1: and
+#                        tools/ftlsim/dm_ftlsim.ko, the emulated SSD)
 #   make tools           build tools/ressdsetup (the setup tool)
 #   make install         modules_install + depmod, and ressdsetup with its man page
 #   make check           W=1 and sparse builds, checkpatch, kernel-doc
@@ -40,13 +41,13 @@ all: modules
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR or run 'make deps'"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(FTLSIM),CONFIG_DM_RESSD_FTLSIM=m) modules
 
 tools:
 	$(MAKE) -C tools/ressdsetup
 
 clean:
-	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_DM_RESSD_FTLSIM=m clean; fi
 	rm -f tests/kunit/*.o tests/kunit/.*.cmd tests/kunit/*.ko tests/kunit/*.mod*
 	$(MAKE) -C tools/ressdsetup clean
 

@@ -26,9 +26,12 @@
  * way again.
  */
 #include <linux/crc32c.h>
+#include <linux/device-mapper.h>	/* DMERR and friends, nothing else */
 #include <linux/string.h>
 
-#include "dm-ressd.h"
+#include "compat.h"
+#include "dm-ressd-codec.h"
+#include "dm-ressd-index.h"
 
 #define DM_MSG_PREFIX "ressd-meta"
 

@@ -58,7 +58,8 @@
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 
-#include "dm-ressd.h"
+#include "compat.h"
+#include "dm-ressd-index.h"
 
 /* Layout of struct ressd_slot.info. */
 #define RESSD_SLOT_STATE	GENMASK_ULL(1, 0)

@@ -433,9 +433,10 @@ static void ressd_remap_home(struct ressd_c *rc, struct bio *bio)
 			dm_target_offset(rc->ti, bio->bi_iter.bi_sector);
 }
 
-/* What map() does with a write, decided under rc->lock. */
+/* What map() does with a bio, decided under rc->lock. */
 enum ressd_map_op {
-	RESSD_MAP_LOGGED,	/* held in the open record */
+	RESSD_MAP_LOGGED,	/* a write held in the open record */
+	RESSD_MAP_LOG_READ,	/* a read remapped to the log */
 	RESSD_MAP_DEFER,	/* on rc->deferred, for the worker */
 	RESSD_MAP_HOME,		/* remapped home */
 	RESSD_MAP_KILL,		/* failed (mode) */
@@ -533,11 +534,39 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 }
 
 /*
- * Reads: home when nothing is logged; otherwise the run at the start of the
- * bio decides (home or log), and a bio that spans more than one run is cut
- * at the end of the first.  Blocks of records not yet written are not in the
+ * A read of a target with logged blocks: the run at the start of the bio
+ * decides (home or log).  Blocks of records not yet written are not in the
  * index: such a read returns the data before the write, which a write that
- * has not completed allows.
+ * has not completed allows.  (rc->lock held)
+ */
+static enum ressd_map_op __ressd_map_read(struct ressd_c *rc, struct ressd_io *io,
+					  u64 block, u32 nr, struct ressd_map *m)
+{
+	spin_lock(&rc->index.lock);
+	__ressd_index_lookup(&rc->index, block, nr, m);
+	spin_unlock(&rc->index.lock);
+	if (!m->mapped)
+		return RESSD_MAP_HOME;
+	io->kind = RESSD_IO_LOG_READ;
+	io->phase = __ressd_log_read_get(rc);
+	return RESSD_MAP_LOG_READ;
+}
+
+/* A read that spans more than one run is cut at the end of the first. */
+static void ressd_cut_read(struct ressd_c *rc, struct bio *bio, sector_t off,
+			   u32 run)
+{
+	sector_t len = ressd_block_sector(run) - ressd_sector_in_block(off);
+
+	if (bio_sectors(bio) > len) {
+		dm_accept_partial_bio(bio, len);
+		atomic64_inc(&rc->split_reads);
+	}
+}
+
+/*
+ * Reads: home when nothing is logged (even in mode fail: home is intact),
+ * else as __ressd_map_read() decides.
  */
 static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 			  struct ressd_io *io)
@@ -546,41 +575,33 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 	u64 block = ressd_block_of(off);
 	u32 nr = DIV_ROUND_UP(ressd_sector_in_block(off) + bio_sectors(bio),
 			      RESSD_SECTORS_PER_BLOCK);
+	struct ressd_map m = { .len = nr };
+	enum ressd_map_op op = RESSD_MAP_HOME;
 	unsigned long flags;
-	struct ressd_map m;
-	sector_t len;
 
-	if (!READ_ONCE(rc->index.mapped)) {
-		ressd_remap_home(rc, bio);
-		return DM_MAPIO_REMAPPED;
-	}
-	spin_lock_irqsave(&rc->lock, flags);
-	if (rc->mode == RESSD_MODE_FAIL) {
+	if (READ_ONCE(rc->index.mapped)) {
+		spin_lock_irqsave(&rc->lock, flags);
+		if (rc->mode == RESSD_MODE_FAIL)
+			op = RESSD_MAP_KILL;
+		else
+			op = __ressd_map_read(rc, io, block, nr, &m);
 		spin_unlock_irqrestore(&rc->lock, flags);
-		return DM_MAPIO_KILL;
 	}
-	spin_lock(&rc->index.lock);
-	__ressd_index_lookup(&rc->index, block, nr, &m);
-	spin_unlock(&rc->index.lock);
-	if (m.mapped) {
-		io->kind = RESSD_IO_LOG_READ;
-		io->phase = __ressd_log_read_get(rc);
-	}
-	spin_unlock_irqrestore(&rc->lock, flags);
 
-	len = ressd_block_sector(m.len) - ressd_sector_in_block(off);
-	if (bio_sectors(bio) > len) {
-		dm_accept_partial_bio(bio, len);
-		atomic64_inc(&rc->split_reads);
-	}
-	if (!m.mapped) {
-		ressd_remap_home(rc, bio);
-	} else {
+	switch (op) {
+	case RESSD_MAP_LOG_READ:
+		ressd_cut_read(rc, bio, off, m.len);
 		bio_set_dev(bio, rc->log_dev->bdev);
 		bio->bi_iter.bi_sector = ressd_slot_sector(rc, m.slot) +
 					 ressd_sector_in_block(off);
+		return DM_MAPIO_REMAPPED;
+	case RESSD_MAP_HOME:
+		ressd_cut_read(rc, bio, off, m.len);
+		ressd_remap_home(rc, bio);
+		return DM_MAPIO_REMAPPED;
+	default:
+		return DM_MAPIO_KILL;
 	}
-	return DM_MAPIO_REMAPPED;
 }
 
 static int ressd_map_bio(struct ressd_c *rc, struct bio *bio)

@@ -2,14 +2,16 @@
 /*
  * Internal interfaces of the dm-ressd target.
  *
- * First the types: the remap index's, then the target's state, one struct
- * per subsystem (each written only by its own file).  Then one section per
- * source file, in the order of Kbuild: dm-ressd.c (the target), -log.c (the
- * log writer), -mover.c, -meta.c (superblocks, recovery), -format.c (the
- * pure codec and replay), -rbtree.c (the index).  Calls go one way, down
+ * First the target's state, one struct per subsystem (each written only by
+ * its own file).  Then one section per source file, in the order of Kbuild:
+ * dm-ressd.c (the target), -log.c (the log writer), -mover.c, -meta.c
+ * (superblocks, recovery); the pure codec and replay (-format.c) and the
+ * index (-rbtree.c) have headers of their own, dm-ressd-codec.h and
+ * dm-ressd-index.h, which know nothing of bios or of the target, so that
+ * user space (the fuzzers) compiles them unchanged.  Calls go one way, down
  * that list (scripts/graph.py checks it); the one call back is
- * ressd_set_mode().  Functions whose names start with "__" expect the
- * caller to hold the lock named in their comment, and assert it with
+ * ressd_set_mode().  Functions whose names start with "__" expect the caller
+ * to hold the lock named in their comment, and assert it with
  * lockdep_assert_held(); each prototype says whether it may sleep.
  *
  * The invariants the code cites, as Documentation/dm-ressd-design.rst
@@ -46,58 +48,10 @@
 #include <linux/device-mapper.h>
 
 #include "compat.h"
-#include "dm-ressd-format.h"
-#include "dm-ressd-limits.h"
+#include "dm-ressd-codec.h"
+#include "dm-ressd-index.h"
 
 struct ressd_c;
-
-/*
- * 4 KiB blocks and 512-byte sectors: the block that holds sector @s, the
- * first sector of block @b, and where in its block sector @s lies.
- */
-#define RESSD_SECTOR_SHIFT	(RESSD_BLOCK_SHIFT - SECTOR_SHIFT)
-
-static inline u64 ressd_block_of(sector_t s)
-{
-	return s >> RESSD_SECTOR_SHIFT;
-}
-
-static inline sector_t ressd_block_sector(u64 b)
-{
-	return (sector_t)b << RESSD_SECTOR_SHIFT;
-}
-
-static inline unsigned int ressd_sector_in_block(sector_t s)
-{
-	return s & (RESSD_SECTORS_PER_BLOCK - 1);
-}
-
-/* Largest origin block the index can hold (see struct ressd_slot). */
-#define RESSD_INDEX_MAX_BLOCK	RESSD_MAX_BLOCK
-
-/*
- * Tunables: set by the table line and by "set <key> <value>".
- * Protected by ressd_c->lock where they are read on the I/O path.
- */
-struct ressd_tunables {
-	unsigned int small_write_max;	/* sectors; larger writes go home */
-	unsigned int high_watermark;	/* percent of the log: mover starts */
-	unsigned int low_watermark;	/* percent of the log: mover stops */
-	unsigned int mover_batch;	/* sectors per mover write */
-};
-
-/* Their defaults and ranges are in dm-ressd-limits.h. */
-
-/* Geometry of a table line, in 512-byte sectors. */
-struct ressd_geometry {
-	sector_t origin_offset;
-	sector_t origin_sectors;	/* ti->len */
-	sector_t origin_dev_sectors;	/* size of the origin device */
-	sector_t log_offset;
-	sector_t log_sectors;
-	sector_t log_dev_sectors;	/* size of the log device */
-	bool same_dev;			/* log and origin on one device */
-};
 
 enum ressd_mode {
 	RESSD_MODE_RW,		/* normal operation */
@@ -105,63 +59,7 @@ enum ressd_mode {
 	RESSD_MODE_FAIL,	/* all I/O fails */
 };
 
-/* ---- the remap index (dm-ressd-rbtree.c): its types ---- */
-
-/*
- * The index maps original 4 KiB blocks of the normal area to log slots.
- *
- * It holds one struct ressd_slot per log slot, allocated once at
- * construction, so that its memory is bounded by the reserved area and the
- * I/O path never allocates.  Slot s's node is in the rb-tree (keyed by
- * original block) while slot s heads an extent: a run of consecutive slots
- * s..s+len-1 that hold consecutive original blocks b..b+len-1.  Slots inside
- * an extent but not heading it are "continuation" slots; free slots are in
- * neither state.  The reverse map slot -> block is therefore the array itself.
- *
- * All __ressd_index_* functions expect idx->lock held and never sleep.
- */
-struct ressd_slot {
-	struct rb_node node;	/* in idx->tree while this slot heads an extent */
-	u64 info;		/* block:48 | len:14 | state:2, see rbtree.c */
-};
-
-struct ressd_index {
-	spinlock_t lock;	/* protects everything below */
-	struct rb_root tree;	/* extent heads keyed by original block */
-	struct ressd_slot *slots;	/* nr_slots nodes */
-	u32 nr_slots;
-	u64 mapped;		/* mapped original blocks */
-	u64 extents;		/* extents in the tree */
-};
-
-/* Result of a lookup: a run of blocks that is either mapped or not. */
-struct ressd_map {
-	bool mapped;
-	u32 slot;		/* if mapped: slot of the run's first block */
-	u32 len;		/* blocks in the run, 1 <= len <= max */
-};
-
 /* ---- the target's state, one struct per subsystem ---- */
-/* In-memory copy of what the newest valid superblock says. */
-struct ressd_sb_info {
-	u64 nonce;
-	u64 generation;		/* of the newest copy on disk */
-	u32 nr_slots;
-	u32 tail_slot;		/* checkpoint */
-	u64 tail_seq;
-	u64 tail_epoch;		/* the record at the checkpoint: no older */
-	u64 epoch;		/* records must not be newer than this */
-	u32 compat;
-	u32 ro_compat;
-	u32 incompat;
-};
-
-/* What a record is checked against. */
-struct ressd_log_geo {
-	u64 nonce;
-	u32 nr_slots;		/* slots in the circular log */
-	u64 origin_blocks;	/* 4 KiB blocks in the normal area */
-};
 
 /*
  * A log record being filled, sealed or written.  The data of its entries is
@@ -660,161 +558,5 @@ static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)
 {
 	return rc->geo.log_offset + ressd_block_sector(RESSD_SB_BLOCKS + slot);
 }
-
-/* ---- functions in dm-ressd-format.c: the on-disk codec and replay (pure) ---- */
-
-/* crc32c of @len bytes seeded with the volume @nonce (pure). */
-u32 ressd_csum(u64 nonce, const void *data, size_t len);
-/* Checksum of a 4 KiB metadata block, its csum field taken as zero (pure). */
-u32 ressd_block_csum(const void *blk, u64 nonce);
-/*
- * Check a superblock read from block @location of the log range against the
- * table's geometry (pure).  Returns NULL when it is valid, else a ti->error
- * message; the details (found and expected values) go to the kernel log.
- */
-const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
-			   const struct ressd_geometry *g);
-/* Encode @info, @g and @t into the 4 KiB block @sb for @location (pure). */
-void ressd_sb_encode(struct ressd_disk_sb *sb, u64 location,
-		     const struct ressd_sb_info *info,
-		     const struct ressd_geometry *g,
-		     const struct ressd_tunables *t);
-/* Is this 4 KiB block all zero? (pure) */
-bool ressd_block_is_zero(const void *block);
-/* Number of log slots a log range of @log_sectors holds (pure). */
-u32 ressd_nr_slots(sector_t log_sectors);
-/* Decode a superblock that ressd_sb_check() accepted (pure). */
-void ressd_sb_decode(const struct ressd_disk_sb *sb, struct ressd_sb_info *info);
-
-/* A decoded record trailer (entries stay in the block). */
-struct ressd_trailer {
-	u64 seq;
-	u64 epoch;
-	u64 tail_seq;
-	u32 slot;		/* the trailer's slot; data in slot - nr_data .. */
-	u32 tail_slot;
-	u32 nr_data;
-	u32 nr_inval;
-};
-
-/* First slot of a record: its first data block, or its trailer. */
-static inline u32 ressd_rec_start(const struct ressd_trailer *r)
-{
-	return r->slot - r->nr_data;
-}
-
-/* Where the record after the one whose trailer is at @slot starts. */
-static inline u32 ressd_rec_next_slot(const struct ressd_log_geo *lg, u32 slot)
-{
-	return slot + 1 >= lg->nr_slots ? 0 : slot + 1;
-}
-
-/*
- * Encode the trailer of @r into the 4 KiB block @blk: r->nr_data entries
- * from @e, then r->nr_inval ranges from @inv.
- */
-void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
-		      const struct ressd_trailer *r,
-		      const struct ressd_disk_entry *e,
-		      const struct ressd_disk_inval *inv);
-/*
- * Decode and check the trailer in @blk, read from @slot: NULL when it is a
- * well-formed record of this volume at this place, else why not.  The chain
- * (seq and epoch) is the caller's to check.
- */
-const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
-			     u32 slot, struct ressd_trailer *r);
-
-/*
- * Find the trailer of the record that starts at @start with @seq and an
- * epoch in [@min_epoch, @max_epoch]: the first slot from @start on (at most
- * RESSD_REC_MAX_ITEMS further, before the end of the log) that holds one.
- * Reads go through @read into the 4 KiB buffer @buf, which holds the
- * trailer on success.  Returns 0 when found (*@r filled), 1 when there is
- * none (*@why says why: the first near miss, or that no block qualified),
- * or a read error.  May sleep when @read does.
- */
-int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
-		   const struct ressd_log_geo *lg, u32 start, u64 seq,
-		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_trailer *r,
-		   const char **why);
-
-/*
- * Replay the log from the checkpoint into an empty index.  Reads go through
- * @read, so that KUnit can replay generated logs; in the kernel they are
- * synchronous bios (may sleep).
- */
-struct ressd_replay {
-	/* in */
-	const struct ressd_log_geo *lg;
-	u32 tail_slot;		/* the superblock's checkpoint */
-	u64 tail_seq;
-	u64 tail_epoch;		/* lowest epoch of the record at the checkpoint */
-	u64 epoch;		/* the superblock's epoch */
-	int (*read)(void *ctx, u32 slot, void *buf);
-	void *ctx;
-	void *trailer;		/* two 4 KiB scratch buffers (trailer, data) */
-	void *data;
-	struct ressd_index *idx;
-	/* out */
-	u32 head;		/* where the next record goes */
-	u64 next_seq;
-	u64 last_epoch;		/* the chain's epoch at its end (tail_epoch: none) */
-	u32 new_tail_slot;	/* the newest checkpoint any record carried */
-	u64 new_tail_seq;
-	u64 new_tail_epoch;	/* the chain's epoch at the new checkpoint */
-	u32 used;		/* slots from the new tail to head */
-	u32 records;		/* records applied */
-	u64 entries;		/* entries applied */
-	u64 bad_data;		/* entries whose data checksum failed */
-	u64 invalidated;	/* blocks unmapped by invalidations */
-	const char *stop;	/* why the scan stopped */
-};
-
-int ressd_replay(struct ressd_replay *rp, const char **error);
-
-/*
- * The epoch a checkpoint at the record @seq carries (its tail_epoch): the
- * current @epoch when that record is one of this activation (@seq at or
- * after @first_seq, the first seq written in @epoch; written or not yet),
- * else @chain_epoch, the epoch of the chain there.  Replay then never takes
- * a stale record of an older activation at the checkpoint (I2, I6).
- */
-u64 ressd_checkpoint_epoch(u64 seq, u64 first_seq, u64 epoch, u64 chain_epoch);
-
-/* ---- functions in dm-ressd-rbtree.c: the remap index ---- */
-
-/*
- * Allocate the slot array for @nr_slots slots (may sleep): 0, -ENOMEM, or
- * -EINVAL for 0 or more than RESSD_MAX_SLOTS slots.
- */
-int ressd_index_init(struct ressd_index *idx, u32 nr_slots);
-void ressd_index_exit(struct ressd_index *idx);
-void ressd_index_reset(struct ressd_index *idx);
-/* Bytes of memory the index holds (reported in status). */
-size_t ressd_index_bytes(const struct ressd_index *idx);
-
-/*
- * Look up @block: the longest run starting at @block, at most @max blocks,
- * that is either mapped to consecutive slots or wholly unmapped.
- */
-void __ressd_index_lookup(struct ressd_index *idx, u64 block, u32 max,
-			  struct ressd_map *m);
-/*
- * Map @block to @slot, replacing and returning any older mapping of @block
- * (RESSD_NO_SLOT when there was none).  @slot must be free.  Merges with
- * the neighbouring extents when both block and slot are contiguous.
- */
-#define RESSD_NO_SLOT	U32_MAX
-u32 __ressd_index_insert(struct ressd_index *idx, u64 block, u32 slot);
-/* Unmap every block in [@block, @block + @nr); returns how many were. */
-u64 __ressd_index_remove_range(struct ressd_index *idx, u64 block, u64 nr);
-/*
- * If @slot currently holds live data, set *@block to its original block and
- * return true.
- */
-bool __ressd_index_slot_block(struct ressd_index *idx, u32 slot, u64 *block);
-/* Unmap @slot if it is live (after the mover has moved it home). */
-bool __ressd_index_remove_slot(struct ressd_index *idx, u32 slot);
 
 #endif /* DM_RESSD_H */

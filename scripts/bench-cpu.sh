@@ -27,7 +27,6 @@
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-. "$RESSD_TOP/scripts/guest-lib.sh"
 
 case ${1:-} in
 -h | --help) sed -n '2,26p' "$0"; exit 0 ;;

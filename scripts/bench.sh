@@ -29,7 +29,6 @@
 # ssd-b; empty: none).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-. "$RESSD_TOP/scripts/guest-lib.sh"
 
 quick=0
 presets= stacks= workloads=

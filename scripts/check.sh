@@ -9,21 +9,19 @@ set -uo pipefail
 out=$RESSD_TOP/.out/check
 rm -rf "$out"
 mkdir -p "$out"
-passed=0 failed=0
 result() {	# <ok?> <name> [detail file]
 	if [ "$1" = 0 ]; then
-		echo "PASS [check] $2"
-		passed=$((passed + 1))
+		ressd_pass check "$2"
 	else
-		echo "FAIL [check] $2"
+		ressd_fail check "$2"
 		[ -n "${3:-}" ] && head -n 30 "$3" | sed 's/^/    /'
-		failed=$((failed + 1))
 	fi
 }
 
 src=$(ressd_source_tree) || ressd_die "linux-source-6.1 is not installed (run make deps)"
 cd "$RESSD_TOP"
-# Kernel sources: the target, its KUnit suites and dm-ftlsim (tools/ftlsim).
+# Kernel sources: the target, its KUnit suites and dm-ftlsim with its own
+# (tools/ftlsim).
 mapfile -t cfiles < <(ls ./*.[ch] tests/kunit/*.c tools/ftlsim/*.[ch] 2>/dev/null | grep -v '\.mod\.c$' | sed 's,^\./,,')
 
 # Our sources copied to a build directory of their own for each kernel.
@@ -31,12 +29,7 @@ build_check() {	# <name> <kdir> [make args]
 	local name=$1 kdir=$2
 	shift 2
 	local b=$out/$name
-	mkdir -p "$b"
-	# (/.out first: an exclude after --include='*/' never applies to a
-	# directory, and the build directories would copy each other)
-	rsync -a --exclude=/.out --include='*/' --include='*.c' --include='*.h' --include=Kbuild \
-		--include=VERSION --exclude='*' --prune-empty-dirs "$RESSD_TOP/" "$b/"
-	make -C "$kdir" "$@" M="$b" W=1 C=2 modules >"$b.log" 2>&1
+	ressd_build_modules "$kdir" "$b" "$b.log" "$@" W=1 C=2
 	local rc=$?
 	# Warnings and errors that point into our files.
 	grep -E "^$b/[^:]+:[0-9]+(:[0-9]+)?: (warning|error)" "$b.log" >"$b.warn"
@@ -63,6 +56,4 @@ perl "$src/scripts/kernel-doc" -none "${hfiles[@]}" >"$out/kernel-doc.txt" 2>&1
 [ -s "$out/kernel-doc.txt" ] && r=1 || r=0
 result $r "kernel-doc -none (${#hfiles[@]} headers)" "$out/kernel-doc.txt"
 
-echo "$passed $failed" >"$out/counts"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+ressd_report "$out/counts"

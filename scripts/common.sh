@@ -1,4 +1,16 @@
-# Shared settings for dm-ressd's build and test scripts.  Sourced, not run.
+# The one shell library of dm-ressd's build, test, demo and benchmark
+# scripts.  Sourced, not run: by the scripts on the host and by what runs
+# inside a guest (tests/guest-init.sh, tests/lib/testlib.sh,
+# tests/bench/lib.sh), so it has no side effect when sourced.
+#
+#   settings          RESSD_TOP, RESSD_CACHE, RESSD_VENV, RESSD_VM_LOCK
+#   packages          ressd_apt_install, ressd_debian_kver, ressd_source_tree
+#   building          ressd_build_modules, ressd_build_bench_modules,
+#                     ressd_build_writeboost
+#   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
+#                     ressd_boot_uml (the UML debug kernel), ressd_boot
+#   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad
+#   reporting         ressd_pass, ressd_fail, ressd_report
 #
 # RESSD_CACHE  where the extracted kernel source, the UML debug kernel and the
 #              virtme-ng environment are kept between runs (outside the
@@ -10,7 +22,6 @@ RESSD_VENV=$RESSD_CACHE/venv
 # Every VM or UML boot takes this lock, so that two suites never share the
 # machine's two cores (nor the scratch images) at the same time.
 RESSD_VM_LOCK=${RESSD_VM_LOCK:-/tmp/dm-ressd-vm.lock}
-mkdir -p "$RESSD_CACHE"
 
 ressd_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 ressd_die() { ressd_log "error: $*"; exit 1; }
@@ -60,6 +71,7 @@ ressd_source_tree() {
 	ver=$(ressd_source_version) || return 1
 	[ -n "$ver" ] || return 1
 	dir=$RESSD_CACHE/linux-source-$ver
+	mkdir -p "$RESSD_CACHE"
 	if [ ! -e "$dir/.extracted" ]; then
 		ressd_log "extracting linux-source-6.1 $ver"
 		rm -rf "$dir.tmp" "$dir"
@@ -70,4 +82,174 @@ ressd_source_tree() {
 		touch "$dir/.extracted"
 	fi
 	echo "$dir"
+}
+
+# ---- building ----
+
+# ressd_build_modules <kdir> <build dir> <log> [make args...]: copy the
+# kernel sources of the tree (the target, its KUnit suites, dm-ftlsim) to
+# <build dir> and build them there against <kdir>, dm-ftlsim included
+# (CONFIG_DM_RESSD_FTLSIM=m), with the make output in <log>.  Returns make's
+# status.
+ressd_build_modules() {
+	local kdir=$1 b=$2 log=$3
+	shift 3
+	mkdir -p "$b"
+	# (/.out first: an exclude after --include='*/' never applies to a
+	# directory, and the build directories would copy each other)
+	rsync -a --delete --exclude=/.out --exclude=results --include='*/' --include='*.c' \
+		--include='*.h' --include=Kbuild --include=VERSION --exclude='*' --prune-empty-dirs \
+		"$RESSD_TOP/" "$b/" || return 1
+	make -C "$kdir" M="$b" CONFIG_DM_RESSD_FTLSIM=m "$@" modules >"$log" 2>&1
+}
+
+# ressd_build_bench_modules <dir>: build dm_ressd.ko and dm_ftlsim.ko against
+# the Debian kernel the guests boot into <dir>/build.  Sets RESSD_KVER,
+# RESSD_KDIR, RESSD_BDIR.  The build log is <dir>/build.log.
+ressd_build_bench_modules() {
+	local out=$1
+	RESSD_KVER=$(ressd_debian_kver) || ressd_die "no Debian kernel with headers (run scripts/deps.sh)"
+	RESSD_KDIR=/usr/src/linux-headers-$RESSD_KVER
+	RESSD_BDIR=$out/build
+	if ! ressd_build_modules "$RESSD_KDIR" "$RESSD_BDIR" "$out/build.log"; then
+		tail -n 20 "$out/build.log" >&2
+		ressd_die "the modules do not build against $RESSD_KDIR (see $out/build.log)"
+	fi
+	[ -e "$RESSD_BDIR/dm_ressd.ko" ] && [ -e "$RESSD_BDIR/tools/ftlsim/dm_ftlsim.ko" ] ||
+		ressd_die "build left no dm_ressd.ko/dm_ftlsim.ko (see $out/build.log)"
+}
+
+# ressd_build_writeboost <dir>: build dm-writeboost.ko from Debian's
+# dm-writeboost-dkms source (/usr/src/dm-writeboost-*) against RESSD_KDIR
+# into <dir>/writeboost.  Prints the module path, or returns 1 with the
+# reason in <dir>/writeboost.log.
+ressd_build_writeboost() {
+	local out=$1 src
+	src=$(ls -d /usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$src" ]; then
+		echo "no /usr/src/dm-writeboost-* (package dm-writeboost-dkms not installed)" >"$out/writeboost.log"
+		return 1
+	fi
+	rm -rf "$out/writeboost"
+	cp -r "$src" "$out/writeboost"
+	if ! make -C "$RESSD_KDIR" M="$out/writeboost" modules >"$out/writeboost.log" 2>&1; then
+		return 1
+	fi
+	echo "$out/writeboost/dm-writeboost.ko"
+}
+
+# ---- booting a guest ----
+
+# Every boot takes RESSD_VM_LOCK for its whole length (fd 9).
+ressd_vm_lock() {
+	exec 9>"$RESSD_VM_LOCK"
+	if ! flock -n 9; then
+		ressd_log "waiting for $RESSD_VM_LOCK (another guest is running)"
+		flock 9
+	fi
+}
+ressd_vm_unlock() {
+	flock -u 9
+	exec 9>&-
+}
+
+# ressd_boot_vm <kver> <rw dir> <console log> <command> <disk image>...: boot
+# the Debian kernel <kver> once under virtme-ng (software emulation unless
+# RESSD_KVM=1) with the host's root read-only but <rw dir>, each image a
+# virtio disk (/dev/vda, /dev/vdb, ...), and run <command> in it.  The
+# guest's own exit status is not passed back by vng: the command leaves its
+# results in <rw dir>.  Returns vng's status (124 when RESSD_GUEST_TIMEOUT,
+# default 3600 s, ran out).
+ressd_boot_vm() {
+	local kver=$1 rw=$2 log=$3 cmd=$4 img drives= kvm=(--disable-kvm) rc
+	shift 4
+	for img in "$@"; do
+		drives+="-drive file=$img,format=raw,if=virtio,cache=none "
+	done
+	[ "${RESSD_KVM:-0}" = 1 ] && kvm=()
+	ressd_vm_lock
+	PATH=$RESSD_VENV/bin:$PATH timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" \
+		"$RESSD_VENV/bin/vng" --run "/boot/vmlinuz-$kver" "${kvm[@]}" \
+		--memory "${RESSD_GUEST_MEM:-2G}" --cpus 2 --rwdir "$rw" \
+		--qemu-opts="$drives" --exec "$cmd" </dev/null >"$log" 2>&1
+	rc=$?
+	ressd_vm_unlock
+	return $rc
+}
+
+# ressd_boot_uml <kdir> <console log> <init script> <disk image>...: boot the
+# UML kernel built in <kdir> once with the host's root through hostfs, each
+# image a ubd disk (/dev/ubda, /dev/ubdb, ...), and <init script> as PID 1.
+# panic_on_warn: a WARN (or a KASAN report) stops the guest at once, so
+# nothing goes on past one (RESSD_PANIC_ON_WARN=0 to look further).
+# Returns the kernel's status (124 when RESSD_GUEST_TIMEOUT ran out).
+ressd_boot_uml() {
+	local kdir=$1 log=$2 init=$3 i=0 img ubd=() rc
+	shift 3
+	for img in "$@"; do
+		ubd+=("ubd$i=$img")
+		i=$((i + 1))
+	done
+	ressd_vm_lock
+	timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" "$kdir/linux" mem=1G log_buf_len=16M "${ubd[@]}" \
+		panic_on_warn="${RESSD_PANIC_ON_WARN:-1}" root=/dev/root rootfstype=hostfs rootflags=/ rw \
+		init="$init" con=null con0=fd:0,fd:1 </dev/null >"$log" 2>&1
+	rc=$?
+	ressd_vm_unlock
+	return $rc
+}
+
+# ressd_boot <dir> <disk size> <log file> <guest command...>: the demo's and
+# benchmarks' boot: the Debian kernel RESSD_KVER with one fresh sparse
+# scratch disk (<dir>/disk.img, /dev/vda in the guest) and <dir> writable;
+# returns the command's exit status as it recorded it in <dir>/guest.rc.
+ressd_boot() {
+	local out=$1 size=$2 log=$3 rc
+	shift 3
+	rm -f "$out/disk.img" "$out/guest.rc"
+	truncate -s "$size" "$out/disk.img"
+	ressd_boot_vm "$RESSD_KVER" "$out" "$log" "$*" "$out/disk.img"
+	rc=$?
+	rm -f "$out/disk.img"
+	if [ -e "$out/guest.rc" ]; then
+		return "$(cat "$out/guest.rc")"
+	fi
+	ressd_log "the guest did not finish (vng exit $rc); see $log"
+	return 99
+}
+
+# ---- judging the kernel log ----
+
+# What fails any guest run when the kernel log shows it: a BUG, a WARNING, a
+# KASAN, UBSAN or lockdep report, a trace, a hung task, an oops, a panic.
+RESSD_BAD_KERNEL_LOG='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Oops|general protection fault|kernel BUG|Kernel panic'
+
+# ressd_kernel_log_bad [file...]: print the first line of the kernel log
+# (the files, else stdin) that fails a run; true when there is one.
+ressd_kernel_log_bad() {
+	grep -h -E -m1 "$RESSD_BAD_KERNEL_LOG" "$@"
+}
+
+# ---- reporting ----
+
+# ressd_pass <layer> <what>, ressd_fail <layer> <what>: one PASS or FAIL line,
+# counted in RESSD_PASSED and RESSD_FAILED.
+RESSD_PASSED=0
+RESSD_FAILED=0
+ressd_pass() {
+	echo "PASS [$1] $2"
+	RESSD_PASSED=$((RESSD_PASSED + 1))
+}
+ressd_fail() {
+	echo "FAIL [$1] $2"
+	RESSD_FAILED=$((RESSD_FAILED + 1))
+}
+
+# ressd_report [<counts file>]: write "<passed> <failed>" to the counts file
+# (read by scripts/test-all.sh), print "N passed, N failed" and return
+# non-zero on any failure.
+ressd_report() {
+	[ -n "${1:-}" ] && echo "$RESSD_PASSED $RESSD_FAILED" >"$1"
+	echo "$RESSD_PASSED passed, $RESSD_FAILED failed"
+	[ "$RESSD_FAILED" -eq 0 ]
 }

@@ -17,7 +17,6 @@
 # DEMO_SPAN_MIB (128), DEMO_WRITES (8192), RESSD_KVM (0).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-. "$RESSD_TOP/scripts/guest-lib.sh"
 
 start=$(date +%s)
 bash "$RESSD_TOP/scripts/deps.sh"

@@ -11,7 +11,7 @@ pkgs=(
 	build-essential bc flex bison libelf-dev libssl-dev cpio rsync xz-utils kmod
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
-	dmsetup fio blktrace e2fsprogs util-linux procps gawk
+	dmsetup fio blktrace e2fsprogs util-linux procps gawk jq
 	sparse python3 python3-venv python3-pip python3-matplotlib dkms
 )
 if [ "${1:-}" = bench ]; then
@@ -30,6 +30,7 @@ fi
 # virtme-ng boots the Debian kernel with the host's root file system.
 if ! "$RESSD_VENV/bin/vng" --version >/dev/null 2>&1; then
 	ressd_log "installing virtme-ng into $RESSD_VENV"
+	mkdir -p "$RESSD_CACHE"
 	python3 -m venv "$RESSD_VENV"
 	"$RESSD_VENV/bin/pip" install -q --upgrade pip >/dev/null
 	"$RESSD_VENV/bin/pip" install -q virtme-ng

@@ -38,7 +38,7 @@ for layer in "${layers[@]}"; do
 		# which measures the Debian kernel (vm) and takes 4 minutes here,
 		# and home-order, which needs blk-throttle (cgroups), not built
 		# into the UML debug kernel
-		mapfile -t uml_tests < <(ls tests/vm/*.sh |
+		mapfile -t uml_tests < <(ls tests/functional/*.sh |
 			grep -Ev '/(ftlsim-calibration|home-order)\.sh$')
 		RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh uml "${uml_tests[@]}"
 		counts=.out/uml/counts ;;
@@ -49,8 +49,12 @@ for layer in "${layers[@]}"; do
 	vm)	# every functional test but the input fuzzers (table-fuzz,
 		# corrupt-log, format-rule): they test parsing, the same code in
 		# either kernel, and the uml layer runs them whole under KASAN
-		mapfile -t vm_tests < <(ls tests/vm/*.sh |
+		mapfile -t vm_tests < <(ls tests/functional/*.sh |
 			grep -Ev '/(table-fuzz|corrupt-log|format-rule)\.sh$')
+		# and the tool against the target (vm only: the probe needs the
+		# Debian kernel's timers, and guest-ressdsetup, a process or more
+		# a block, takes 4 minutes here but over 20 in UML)
+		vm_tests+=(tools/ressdsetup/tests/guest-*.sh)
 		RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh vm "${vm_tests[@]}"
 		counts=.out/vm/counts ;;
 	esac

@@ -5,7 +5,7 @@
 #   scripts/test-guest.sh uml   [test ...]   UML debug kernel (KASAN, lockdep)
 #   scripts/test-guest.sh kunit              KUnit suites in the UML kernel
 #
-# Tests default to every tests/vm/*.sh.  Prints one line per test and a
+# Tests default to every tests/functional/*.sh.  Prints one line per test and a
 # closing "N passed, N failed"; writes the counts to .out/<kind>/counts; exits
 # non-zero on any failure.  Guests take $RESSD_VM_LOCK, one at a time.
 set -uo pipefail
@@ -17,12 +17,12 @@ case $kind in vm | uml | kunit) ;; *) ressd_die "unknown guest kind $kind" ;; es
 
 tests=()
 for t in "$@"; do
-	[ -f "$t" ] || t=$RESSD_TOP/tests/vm/$t.sh
+	[ -f "$t" ] || t=$RESSD_TOP/tests/functional/$t.sh
 	[ -f "$t" ] || ressd_die "no such test: $t"
 	tests+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")")
 done
 if [ $kind != kunit ] && [ ${#tests[@]} -eq 0 ]; then
-	tests=("$RESSD_TOP"/tests/vm/*.sh)
+	tests=("$RESSD_TOP"/tests/functional/*.sh)
 fi
 
 # RESSD_OUT_NAME: another directory under .out (default: the kind);
@@ -36,26 +36,18 @@ else
 	rm -rf "$out"
 fi
 mkdir -p "$res"
-passed=0 failed=0
 
-report() {
-	echo "$passed $failed" >"$out/counts"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
 fail_all() {	# <reason>: every planned test fails with it
 	local t
-	echo "FAIL [$kind] $1"
-	failed=$((failed + 1))
+	ressd_fail "$kind" "$1"
 	for t in "${tests[@]}"; do
-		echo "FAIL [$kind] $(basename "$t" .sh): not run"
-		failed=$((failed + 1))
+		ressd_fail "$kind" "$(basename "$t" .sh): not run"
 	done
-	report
+	ressd_report "$out/counts"
+	exit $?
 }
 
-# 1. Build the module (and for UML the KUnit module) against the guest kernel.
+# 1. Build the modules (and for UML the KUnit modules) against the guest kernel.
 if [ $kind = vm ]; then
 	kver=$(ressd_debian_kver) || ressd_die "no Debian kernel with headers (run make deps)"
 	kdir=/usr/src/linux-headers-$kver
@@ -65,12 +57,16 @@ else
 	arch=(ARCH=um)
 fi
 bdir=$out/build
-mkdir -p "$bdir"
-rsync -a --delete --exclude=/.out --include='*/' --include='*.c' --include='*.h' \
-	--include=Kbuild --include=VERSION --exclude='*' --prune-empty-dirs "$RESSD_TOP/" "$bdir/"
-if ! make -C "$kdir" "${arch[@]}" M="$bdir" modules >"$out/build.log" 2>&1; then
+if ! ressd_build_modules "$kdir" "$bdir" "$out/build.log" "${arch[@]}"; then
 	tail -n 20 "$out/build.log"
 	fail_all "build: module does not build against $kdir (see $out/build.log)"
+fi
+
+# The guest tests of tools/ressdsetup run the tool built here (the guest
+# sees the tree read-only).
+if printf '%s\n' "${tests[@]}" | grep -q '/tools/ressdsetup/'; then
+	make -C "$RESSD_TOP/tools/ressdsetup" >"$out/tools.log" 2>&1 ||
+		fail_all "build: tools/ressdsetup (see $out/tools.log)"
 fi
 
 # 2. Scratch disks (sparse files).
@@ -79,53 +75,32 @@ truncate -s "${RESSD_DISK_B_SIZE:-512M}" "$out/disk-b.img"
 
 # 3. Boot.  Test settings (CRASH_*, RESSD_TEST_TIMEOUT) are passed into the guest.
 genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|CORRUPT_[A-Z0-9_]+|TABLE_FUZZ_[A-Z0-9_]+|VMKILL_[A-Z0-9_]+|POWERCUT_[A-Z0-9_]+|STABLE_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
-exec 9>"$RESSD_VM_LOCK"
-flock 9
 ressd_log "booting the $kind guest (${#tests[@]} tests)"
 start=$(date +%s)
-limit=${RESSD_GUEST_TIMEOUT:-3600}
+guest="env $genv bash $RESSD_TOP/tests/guest-init.sh $kind $res $bdir ${tests[*]}"
 if [ $kind = vm ]; then
-	export PATH=$RESSD_VENV/bin:$PATH	# vng runs virtme-run from PATH
-	kvm=(--disable-kvm)
-	[ "${RESSD_KVM:-0}" = 1 ] && kvm=()
 	# The guest sees the host read-only, except $out: its results, and
 	# what a test keeps for the next boot (vmkill's journal beside them).
-	timeout -k 30 "$limit" "$RESSD_VENV/bin/vng" --run "/boot/vmlinuz-$kver" "${kvm[@]}" \
-		--memory 2G --cpus 2 --rwdir "$out" \
-		--qemu-opts="-drive file=$out/disk-a.img,format=raw,if=virtio,cache=none -drive file=$out/disk-b.img,format=raw,if=virtio,cache=none" \
-		--exec "env $genv bash $RESSD_TOP/tests/lib/guest-run.sh vm $res $bdir ${tests[*]}" \
-		</dev/null >"$out/console.log" 2>&1
+	ressd_boot_vm "$kver" "$out" "$out/console.log" "$guest" "$out/disk-a.img" "$out/disk-b.img"
 else
-	cat >"$out/init.sh" <<EOI
-#!/bin/bash
-exec env $genv bash $RESSD_TOP/tests/lib/guest-run.sh $kind $res $bdir ${tests[*]}
-EOI
+	printf '#!/bin/bash\nexec %s\n' "$guest" >"$out/init.sh"
 	chmod +x "$out/init.sh"
-	# panic_on_warn: a WARN (or a KASAN report) stops the guest at once,
-	# so no test goes on past one (RESSD_PANIC_ON_WARN=0 to look further).
-	timeout -k 30 "$limit" "$kdir/linux" mem=1G log_buf_len=16M ubd0="$out/disk-a.img" ubd1="$out/disk-b.img" \
-		panic_on_warn="${RESSD_PANIC_ON_WARN:-1}" root=/dev/root rootfstype=hostfs rootflags=/ rw init="$out/init.sh" \
-		con=null con0=fd:0,fd:1 </dev/null >"$out/console.log" 2>&1
+	ressd_boot_uml "$kdir" "$out/console.log" "$out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
 fi
 grc=$?
-flock -u 9
 ressd_log "guest ran $(( $(date +%s) - start )) s (exit $grc)"
 
 touch "$res/results.txt"
 if ! grep -q '^GUEST-DONE' "$res/results.txt"; then
-	echo "FAIL [$kind] guest: did not finish (exit $grc; see $out/console.log)"
+	ressd_fail "$kind" "guest: did not finish (exit $grc; see $out/console.log)"
 	tail -n 15 "$out/console.log" | sed 's/^/    /'
-	failed=$((failed + 1))
 fi
-
-bad_kernel_log='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Oops|general protection fault|kernel BUG|Kernel panic'
 
 # 4. KUnit: parse the KTAP the suites printed.
 if [ $kind = kunit ]; then
 	src=$(ressd_source_tree)
 	if ! grep -q '^INSMOD 0 ' "$res/results.txt"; then
-		echo "FAIL [kunit] loading dm_ressd_kunit.ko failed"
-		failed=$((failed + 1))
+		ressd_fail kunit "loading the modules with the KUnit suites failed"
 	fi
 	# Suites loaded from a module print no top-level KTAP header: add it.
 	sed 's/^\[[^]]*\] //' "$res/kunit.dmesg" | sed -n '/^    KTAP version/,$p' >"$out/ktap.body"
@@ -141,20 +116,18 @@ if [ $kind = kunit ]; then
 	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
 	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<<"$line")
 	c=$(sed -n 's/.*\(crashed\|errors\): \([0-9]*\).*/\2/p' <<<"$line")
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0} + ${c:-0}))
+	RESSD_PASSED=$((RESSD_PASSED + ${p:-0}))
+	RESSD_FAILED=$((RESSD_FAILED + ${f:-0} + ${c:-0}))
 	if [ -z "$line" ] || [ "${p:-0}" -eq 0 ]; then
-		echo "FAIL [kunit] KTAP: no test result parsed (kunit.py exit $prc)"
-		failed=$((failed + 1))
+		ressd_fail kunit "KTAP: no test result parsed (kunit.py exit $prc)"
 	elif [ $prc -ne 0 ] && [ $((${f:-0} + ${c:-0})) -eq 0 ]; then
-		echo "FAIL [kunit] kunit.py parse exited $prc"
-		failed=$((failed + 1))
+		ressd_fail kunit "kunit.py parse exited $prc"
 	fi
-	if bad=$(sed -n '/KTAP version/,$p' "$res/kunit.dmesg" | grep -E -m1 "$bad_kernel_log"); then
-		echo "FAIL [kunit] kernel log: $bad"
-		failed=$((failed + 1))
+	if bad=$(sed -n '/KTAP version/,$p' "$res/kunit.dmesg" | ressd_kernel_log_bad); then
+		ressd_fail kunit "kernel log: $bad"
 	fi
-	report
+	ressd_report "$out/counts"
+	exit $?
 fi
 
 # 5. Functional tests: one result line each.
@@ -163,20 +136,16 @@ for t in "${tests[@]}"; do
 	line=$(grep -m1 -E "^(PASS|FAIL) $name " "$res/results.txt")
 	case $line in
 	PASS*)
-		echo "PASS [$kind] $name ($(cut -d' ' -f3 <<<"$line") s)"
-		passed=$((passed + 1)) ;;
+		ressd_pass "$kind" "$name ($(cut -d' ' -f3 <<<"$line") s)" ;;
 	FAIL*)
-		echo "FAIL [$kind] $name ($(cut -d' ' -f3 <<<"$line") s): $(cut -d' ' -f4- <<<"$line")"
-		tail -n 15 "$res/$name.log" 2>/dev/null | sed 's/^/    /'
-		failed=$((failed + 1)) ;;
+		ressd_fail "$kind" "$name ($(cut -d' ' -f3 <<<"$line") s): $(cut -d' ' -f4- <<<"$line")"
+		tail -n 15 "$res/$name.log" 2>/dev/null | sed 's/^/    /' ;;
 	*)
-		echo "FAIL [$kind] $name: no result (guest died or timed out)"
-		failed=$((failed + 1)) ;;
+		ressd_fail "$kind" "$name: no result (guest died or timed out)" ;;
 	esac
 done
 # Failures outside any one test: loading or unloading the module.
 while read -r line; do
-	echo "FAIL [$kind] $line"
-	failed=$((failed + 1))
+	ressd_fail "$kind" "$line"
 done < <(grep -E '^FAIL (insmod|rmmod|module-unload) ' "$res/results.txt")
-report
+ressd_report "$out/counts"

@@ -14,17 +14,12 @@ if [ ${#tests[@]} -eq 0 ]; then
 		tests+=("$(basename "$t" .sh)")
 	done
 fi
-passed=0 failed=0
 for name in "${tests[@]}"; do
 	if bash "$RESSD_TOP/tests/host/$name.sh" >"$out/$name.log" 2>&1; then
-		echo "PASS [host] $name"
-		passed=$((passed + 1))
+		ressd_pass host "$name"
 	else
-		echo "FAIL [host] $name"
+		ressd_fail host "$name"
 		tail -n 20 "$out/$name.log" | sed 's/^/    /'
-		failed=$((failed + 1))
 	fi
 done
-echo "$passed $failed" >"$out/counts"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+ressd_report "$out/counts"

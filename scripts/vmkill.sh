@@ -19,7 +19,6 @@ kind=${1:-uml}
 cycles=${VMKILL_CYCLES:-3}
 export RESSD_OUT_NAME=vmkill-$kind
 out=$RESSD_TOP/.out/$RESSD_OUT_NAME
-passed=0 failed=0
 rm -rf "$out"
 mkdir -p "$RESSD_TOP/.out"
 
@@ -39,9 +38,8 @@ for ((c = 1; c <= cycles; c++)); do
 	if [ ! -e "$out/results/vmkill.started" ]; then
 		kill $gpid 2>/dev/null
 		wait $gpid
-		echo "FAIL [vmkill] cycle $c: the writer did not start"
+		ressd_fail vmkill "cycle $c: the writer did not start"
 		sed 's/^/    /' "$out.write-$c.txt" | tail -n 20
-		failed=$((failed + 1))
 		break
 	fi
 	delay=$((3 + RANDOM % 13))
@@ -58,13 +56,10 @@ for ((c = 1; c <= cycles; c++)); do
 	rc=$?
 	grep -E '^(status|verify|lost|FAIL)' "$out/results/vmkill-guest.log" | sed 's/^/    /'
 	if [ $rc -eq 0 ]; then
-		echo "PASS [vmkill] cycle $c: recovered and verified"
-		passed=$((passed + 1))
+		ressd_pass vmkill "cycle $c: recovered and verified"
 	else
-		echo "FAIL [vmkill] cycle $c: recovery or verification failed"
+		ressd_fail vmkill "cycle $c: recovery or verification failed"
 		sed 's/^/    /' "$out.verify-$c.txt" | tail -n 20
-		failed=$((failed + 1))
 	fi
 done
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+ressd_report

@@ -16,6 +16,8 @@
 #   REC key=value key=value ...
 # (values without spaces).  The host turns them into tables and plots.
 set -u
+# shellcheck source=scripts/common.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/common.sh"
 export DM_DISABLE_UDEV=1
 export LC_ALL=C
 BENCH_MNT=/run/bench-mnt
@@ -53,12 +55,11 @@ udev_settle() {
 	return 0
 }
 
-# Kernel log: anything alarming stops the run (the brief: report, do not
-# work around).
-BAD_KERNEL_LOG='BUG:|WARNING:|KASAN|UBSAN|Call Trace|Oops|general protection fault|kernel BUG|Kernel panic|INFO: task .* blocked'
+# Kernel log: anything alarming stops the run (RESSD_BAD_KERNEL_LOG, as for
+# the tests).
 check_kernel_log() {	# <where>
 	local bad
-	if bad=$(dmesg | grep -E -m1 "$BAD_KERNEL_LOG"); then
+	if bad=$(dmesg | ressd_kernel_log_bad); then
 		dmesg >"$BENCH_OUT/dmesg-$1.txt"
 		bench_die "kernel log after $1: $bad (full log: dmesg-$1.txt)"
 	fi

@@ -10,7 +10,8 @@
 #ifndef RESSD_FUZZ_COMMON_H
 #define RESSD_FUZZ_COMMON_H
 
-#include "dm-ressd.h"
+#include "dm-ressd-codec.h"
+#include "dm-ressd-index.h"
 
 #define FZ_MAX_SLOTS		64	/* log slots of a fuzzed image */
 #define FZ_MIN_SLOTS		2	/* the constructor's minimum */

@@ -1,11 +1,13 @@
-# Helpers for the functional tests in tests/vm/.  Sourced by each test, which
-# runs inside a guest (see tests/lib/guest-run.sh) as root with:
+# Helpers for the functional tests in tests/functional/.  Sourced by each test, which
+# runs inside a guest (see tests/guest-init.sh) as root with:
 #   RESSD_DISK_A, RESSD_DISK_B   scratch disks (1 GiB and 512 MiB)
 #   RESSD_KIND                   vm (Debian kernel) or uml (debug kernel)
 #   TMPDIR                       a tmpfs for the test's own files
 # A test prints what it checks, calls fail() on the first broken expectation,
 # and exits 0 when everything held.
 set -u
+# shellcheck source=scripts/common.sh
+. "${RESSD_TOP:?set by tests/guest-init.sh}/scripts/common.sh"
 
 fail() {
 	echo "FAIL: $*"
@@ -99,12 +101,11 @@ run_watched() {
 # kmsg_take <what>: the kernel log since the last call into $KMSG, then
 # cleared (so that a message found in it belongs to <what>).  A test that
 # clears the log must call this instead of dmesg -C: an oops, a warning, a
-# KASAN or lockdep report in it fails the test here, as guest-run.sh would
-# have at the end.
-KMSG_BAD='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Oops|general protection fault|kernel BUG|Kernel panic'
+# KASAN or lockdep report in it fails the test here, as guest-init.sh would
+# have at the end (RESSD_BAD_KERNEL_LOG, scripts/common.sh).
 kmsg_take() {
 	KMSG=$(dmesg -c)
-	if [[ $KMSG =~ $KMSG_BAD ]]; then
+	if [[ $KMSG =~ $RESSD_BAD_KERNEL_LOG ]]; then
 		echo "$KMSG" | tail -n 60
 		fail "kernel log after $1: ${BASH_REMATCH[0]}"
 	fi

@@ -10,7 +10,7 @@
 #   recreate the same, then the target is removed and created again
 #            (recovery of a cleanly stopped log) and checked again
 #   cut      a power cut (dm-flakey drops every write below the target, as
-#            in tests/vm/powercut.sh); recovery; every block must hold data no
+#            in tests/functional/powercut.sh); recovery; every block must hold data no
 #            older than its newest write durable at the cut (crash mode).  The
 #            journal starts afresh afterwards.
 #

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ressd-corrupt: mutate a valid dm-ressd log (on-disk format 2) for the
- * corrupt-metadata test (tests/vm/corrupt-log.sh), and judge the data the
+ * corrupt-metadata test (tests/functional/corrupt-log.sh), and judge the data the
  * target serves from each mutated log.
  *
  *   ressd-corrupt list  <image>                    one line per mutation

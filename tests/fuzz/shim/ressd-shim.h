@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * User-space stand-in for the kernel headers that dm-ressd-format.c,
- * dm-ressd-rbtree.c and dm-ressd.h include, so that those files compile
- * unchanged into the fuzz targets (tests/fuzz/).  Every linux/<name>.h in
- * this directory includes this one header.
+ * dm-ressd-rbtree.c and their headers (dm-ressd-codec.h, dm-ressd-index.h)
+ * include, so that those files compile unchanged into the fuzz targets
+ * (tests/fuzz/).  Every linux/<name>.h in this directory includes this one
+ * header.  Those files know nothing of bios, device mapper, workqueues or
+ * timers, so nothing of the block layer is here.
  *
- * Three kinds of things live here:
+ * Two kinds of things live here:
  *
  *  - what the pure code (superblock and record encode/check, replay, the
  *    remap index) really runs: fixed-width and little-endian types, the
@@ -14,11 +16,7 @@
  *  - checks the kernel would make at run time, made fatal: WARN_ON*()
  *    (a kernel warning is a bug: the test suites fail on one), BUG_ON(),
  *    lockdep_assert_held() against a "held" flag that spin_lock() and
- *    mutex_lock() set (taking a held lock again aborts too);
- *  - just enough of the block layer, device mapper, workqueues, timers and
- *    completions for the kernel-only parts (the log writer, bio I/O) to
- *    compile.  None of it may run in user space: every such function calls
- *    shim_unreachable(), which aborts with its name.
+ *    mutex_lock() set (taking a held lock again aborts too).
  *
  * Nothing here is a model of the kernel's behaviour beyond what the pure
  * code needs; the rb-tree is the kernel's own lib/rbtree.c (see Makefile).
@@ -101,10 +99,6 @@ typedef u32 __be32;
 typedef u64 __be64;
 typedef u64 sector_t;
 typedef unsigned int gfp_t;
-typedef unsigned int fmode_t;
-typedef unsigned int blk_opf_t;
-typedef u8 blk_status_t;
-typedef s64 ktime_t;
 
 #define U8_MAX		((u8)~0U)
 #define U16_MAX		((u16)~0U)
@@ -193,7 +187,6 @@ static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
 
 void shim_bug(const char *what, const char *file, int line, const char *cond)
 	__attribute__((__noreturn__));
-void shim_unreachable(const char *fn) __attribute__((__noreturn__));
 extern int shim_verbose;	/* RESSD_FUZZ_VERBOSE=1: print DMERR and friends */
 
 #define WARN_ON(cond) ({ int __w = !!(cond); \
@@ -288,123 +281,14 @@ static inline void kfree(const void *p)
 #define kvfree(p)		kfree(p)
 #define vfree(p)		kfree(p)
 
-/* Pages exist only for the kernel-only parts: none is ever allocated. */
-struct page;
-static inline struct page *alloc_page(gfp_t f)
-{
-	(void)f;
-	shim_unreachable("alloc_page");
-}
-static inline void __free_page(struct page *p)
-{
-	(void)p;
-	shim_unreachable("__free_page");
-}
-static inline void *page_address(const struct page *p)
-{
-	(void)p;
-	shim_unreachable("page_address");
-}
-static inline struct page *virt_to_page(const void *p)
-{
-	(void)p;
-	shim_unreachable("virt_to_page");
-}
-
-static inline u64 get_random_u64(void)
-{
-	shim_unreachable("get_random_u64");
-}
-static inline u32 get_random_u32(void)
-{
-	shim_unreachable("get_random_u32");
-}
-
-/* ---- lists ---- */
-
-struct list_head {
-	struct list_head *next, *prev;
-};
-#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
-#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
-static inline void INIT_LIST_HEAD(struct list_head *l)
-{
-	l->next = l;
-	l->prev = l;
-}
-static inline void __list_add(struct list_head *n, struct list_head *prev,
-			      struct list_head *next)
-{
-	next->prev = n;
-	n->next = next;
-	n->prev = prev;
-	prev->next = n;
-}
-static inline void list_add(struct list_head *n, struct list_head *head)
-{
-	__list_add(n, head, head->next);
-}
-static inline void list_add_tail(struct list_head *n, struct list_head *head)
-{
-	__list_add(n, head->prev, head);
-}
-static inline void list_del(struct list_head *e)
-{
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
-	e->next = NULL;
-	e->prev = NULL;
-}
-static inline void list_del_init(struct list_head *e)
-{
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
-	INIT_LIST_HEAD(e);
-}
-static inline bool list_empty(const struct list_head *h)
-{
-	return h->next == h;
-}
-static inline void list_splice_init(struct list_head *list, struct list_head *head)
-{
-	if (!list_empty(list)) {
-		struct list_head *first = list->next, *last = list->prev;
-
-		first->prev = head;
-		last->next = head->next;
-		head->next->prev = last;
-		head->next = first;
-		INIT_LIST_HEAD(list);
-	}
-}
-#define list_entry(ptr, type, member)	container_of(ptr, type, member)
-#define list_first_entry(ptr, type, member)	list_entry((ptr)->next, type, member)
-#define list_last_entry(ptr, type, member)	list_entry((ptr)->prev, type, member)
-#define list_first_entry_or_null(ptr, type, member) \
-	(list_empty(ptr) ? NULL : list_first_entry(ptr, type, member))
-#define list_next_entry(pos, member) \
-	list_entry((pos)->member.next, __typeof__(*(pos)), member)
-#define list_for_each_entry(pos, head, member) \
-	for (pos = list_first_entry(head, __typeof__(*pos), member); \
-	     &pos->member != (head); pos = list_next_entry(pos, member))
-#define list_for_each_entry_safe(pos, n, head, member) \
-	for (pos = list_first_entry(head, __typeof__(*pos), member), \
-	     n = list_next_entry(pos, member); &pos->member != (head); \
-	     pos = n, n = list_next_entry(n, member))
-
 /* ---- locks: a held flag, checked ---- */
 
 typedef struct {
 	int shim_held;
 } spinlock_t;
-struct mutex {
-	int shim_held;
-};
 
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
 #define spin_lock_init(l)	((l)->shim_held = 0)
-#define mutex_init(m)		((m)->shim_held = 0)
-#define mutex_destroy(m)	do { } while (0)
 
 #define shim_lock(l) do { \
 	if ((l)->shim_held) shim_bug("lock taken twice", __FILE__, __LINE__, #l); \
@@ -420,31 +304,10 @@ struct mutex {
 #define spin_unlock_bh(l)		shim_unlock(l)
 #define spin_lock_irqsave(l, f)		do { (f) = 0; shim_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, f)	do { (void)(f); shim_unlock(l); } while (0)
-#define mutex_lock(m)			shim_lock(m)
-#define mutex_unlock(m)			shim_unlock(m)
 #define lockdep_assert_held(l) do { \
 	if (!(l)->shim_held) shim_bug("lock not held", __FILE__, __LINE__, #l); } while (0)
 #define lockdep_assert_not_held(l) do { \
 	if ((l)->shim_held) shim_bug("lock held", __FILE__, __LINE__, #l); } while (0)
-
-/* ---- atomics (single-threaded here) ---- */
-
-typedef struct {
-	int counter;
-} atomic_t;
-typedef struct {
-	s64 counter;
-} atomic64_t;
-#define ATOMIC_INIT(i)			{ (i) }
-#define atomic_read(v)			((v)->counter)
-#define atomic_set(v, i)		((v)->counter = (i))
-#define atomic_inc(v)			((v)->counter++)
-#define atomic_dec(v)			((v)->counter--)
-#define atomic_dec_and_test(v)		(--(v)->counter == 0)
-#define atomic64_read(v)		((v)->counter)
-#define atomic64_set(v, i)		((v)->counter = (i))
-#define atomic64_inc(v)			((v)->counter++)
-#define atomic64_add(i, v)		((v)->counter += (i))
 
 /* ---- rcu (for the kernel's rbtree.h) ---- */
 
@@ -452,163 +315,5 @@ typedef struct {
 #define rcu_dereference(p)		READ_ONCE(p)
 #define rcu_read_lock()			do { } while (0)
 #define rcu_read_unlock()		do { } while (0)
-
-/* ---- the kernel-only world: types to compile, functions that abort ---- */
-
-struct task_struct;
-struct workqueue_struct;
-struct block_device;
-struct dm_table;
-struct bio;
-
-typedef struct {
-	int shim;
-} wait_queue_head_t;
-struct completion {
-	int done;
-};
-struct work_struct {
-	void (*func)(struct work_struct *w);
-};
-enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
-enum hrtimer_mode { HRTIMER_MODE_REL = 1, HRTIMER_MODE_ABS = 0 };
-struct hrtimer {
-	enum hrtimer_restart (*function)(struct hrtimer *t);
-};
-struct bio_list {
-	struct bio *head, *tail;
-};
-struct bvec_iter {
-	sector_t bi_sector;
-	unsigned int bi_size;
-	unsigned int bi_idx;
-	unsigned int bi_bvec_done;
-};
-struct bio_vec {
-	struct page *bv_page;
-	unsigned int bv_len;
-	unsigned int bv_offset;
-};
-typedef void (bio_end_io_t)(struct bio *);
-struct bio {
-	struct bio *bi_next;
-	struct block_device *bi_bdev;
-	blk_opf_t bi_opf;
-	blk_status_t bi_status;
-	struct bvec_iter bi_iter;
-	bio_end_io_t *bi_end_io;
-	void *bi_private;
-};
-struct bio_set {
-	int shim;
-};
-struct dm_dev {
-	struct block_device *bdev;
-	fmode_t mode;
-	char name[16];
-};
-struct dm_target {
-	struct dm_table *table;
-	sector_t begin;
-	sector_t len;
-	void *private;
-	char *error;
-};
-struct dm_arg_set {
-	unsigned int argc;
-	char **argv;
-};
-
-#define BIO_MAX_VECS		256
-#define REQ_OP_READ		0u
-#define REQ_OP_WRITE		1u
-#define REQ_OP_FLUSH		2u
-#define REQ_OP_DISCARD		3u
-#define REQ_OP_MASK		0xffu
-#define REQ_SYNC		(1u << 11)
-#define REQ_FUA			(1u << 17)
-#define REQ_PREFLUSH		(1u << 18)
-#define REQ_NOWAIT		(1u << 21)
-#define BLK_STS_OK		0
-#define BLK_STS_IOERR		10
-#define FMODE_READ		0x1u
-#define FMODE_WRITE		0x2u
-#define DM_MAPIO_SUBMITTED	0
-#define DM_MAPIO_REMAPPED	1
-#define DM_MAPIO_REQUEUE	2
-#define DM_MAPIO_DELAY_REQUEUE	3
-#define DM_MAPIO_KILL		4
-#define DM_ENDIO_DONE		0
-#define DM_ENDIO_INCOMPLETE	1
-#define DM_ENDIO_REQUEUE	2
-
-#define SHIM_NOT_HERE(ret, name, ...) \
-	static inline ret name(__VA_ARGS__) { shim_unreachable(#name); }
-
-SHIM_NOT_HERE(void, bio_init, struct bio *b, struct block_device *bd,
-	      struct bio_vec *t, unsigned short n, blk_opf_t o)
-SHIM_NOT_HERE(void, bio_uninit, struct bio *b)
-SHIM_NOT_HERE(void, __bio_add_page, struct bio *b, struct page *p,
-	      unsigned int len, unsigned int off)
-SHIM_NOT_HERE(int, bio_add_page, struct bio *b, struct page *p,
-	      unsigned int len, unsigned int off)
-SHIM_NOT_HERE(int, submit_bio_wait, struct bio *b)
-SHIM_NOT_HERE(void, submit_bio_noacct, struct bio *b)
-SHIM_NOT_HERE(void, submit_bio, struct bio *b)
-SHIM_NOT_HERE(struct bio *, bio_alloc_bioset, struct block_device *bd,
-	      unsigned short n, blk_opf_t o, gfp_t g, struct bio_set *bs)
-SHIM_NOT_HERE(void, bio_put, struct bio *b)
-SHIM_NOT_HERE(void, bio_endio, struct bio *b)
-SHIM_NOT_HERE(void, bio_io_error, struct bio *b)
-SHIM_NOT_HERE(int, blkdev_issue_flush, struct block_device *bd)
-SHIM_NOT_HERE(blk_status_t, errno_to_blk_status, int e)
-SHIM_NOT_HERE(int, blk_status_to_errno, blk_status_t s)
-SHIM_NOT_HERE(void *, bvec_kmap_local, struct bio_vec *bv)
-SHIM_NOT_HERE(void, kunmap_local, const void *p)
-SHIM_NOT_HERE(fmode_t, dm_table_get_mode, struct dm_table *t)
-SHIM_NOT_HERE(void *, dm_per_bio_data, struct bio *b, size_t size)
-SHIM_NOT_HERE(void, dm_submit_bio_remap, struct bio *b, struct bio *c)
-SHIM_NOT_HERE(void, dm_accept_partial_bio, struct bio *b, unsigned int n)
-SHIM_NOT_HERE(void, dm_table_event, struct dm_table *t)
-SHIM_NOT_HERE(bool, queue_work, struct workqueue_struct *wq, struct work_struct *w)
-SHIM_NOT_HERE(void, wake_up_all, wait_queue_head_t *w)
-SHIM_NOT_HERE(void, wake_up, wait_queue_head_t *w)
-SHIM_NOT_HERE(void, complete, struct completion *c)
-SHIM_NOT_HERE(void, wait_for_completion, struct completion *c)
-SHIM_NOT_HERE(bool, hrtimer_active, const struct hrtimer *t)
-SHIM_NOT_HERE(void, hrtimer_start, struct hrtimer *t, ktime_t k, enum hrtimer_mode m)
-SHIM_NOT_HERE(int, hrtimer_cancel, struct hrtimer *t)
-SHIM_NOT_HERE(ktime_t, ns_to_ktime, u64 ns)
-
-#define DECLARE_COMPLETION_ONSTACK(name)	struct completion name = { 0 }
-
-static inline void bio_list_init(struct bio_list *bl)
-{
-	bl->head = NULL;
-	bl->tail = NULL;
-}
-static inline bool bio_list_empty(const struct bio_list *bl)
-{
-	return !bl->head;
-}
-SHIM_NOT_HERE(void, bio_list_add, struct bio_list *bl, struct bio *b)
-SHIM_NOT_HERE(struct bio *, bio_list_pop, struct bio_list *bl)
-SHIM_NOT_HERE(struct bio *, bio_list_peek, struct bio_list *bl)
-SHIM_NOT_HERE(void, bio_list_merge, struct bio_list *bl, struct bio_list *bl2)
-static inline struct bio *shim_bio_next(struct bio *b)
-{
-	(void)b;
-	shim_unreachable("bio_list_for_each");
-}
-static inline bool shim_bio_segment(struct bvec_iter *i, struct bio_vec *v)
-{
-	(void)i;
-	(void)v;
-	shim_unreachable("bio_for_each_segment");
-}
-#define bio_list_for_each(bio, bl) \
-	for (bio = (bl)->head; bio; bio = shim_bio_next(bio))
-#define bio_for_each_segment(bvl, bio, iter) \
-	for (iter = (bio)->bi_iter; shim_bio_segment(&(iter), &(bvl)); )
 
 #endif /* RESSD_SHIM_H */

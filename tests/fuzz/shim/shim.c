@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The run-time half of the user-space shim (see ressd-shim.h): crc32c,
- * memchr_inv, and what happens when kernel-only code or a kernel warning is
- * reached.
+ * memchr_inv, and what happens when a kernel warning is reached.
  */
 #include "ressd-shim.h"
 #include "../../../tools/lib/crc32c.h"
@@ -22,11 +21,6 @@ void shim_bug(const char *what, const char *file, int line, const char *cond)
 	abort();
 }
 
-void shim_unreachable(const char *fn)
-{
-	fprintf(stderr, "ressd-shim: kernel-only function %s() called in user space\n", fn);
-	abort();
-}
 
 void *memchr_inv(const void *s, int c, size_t n)
 {

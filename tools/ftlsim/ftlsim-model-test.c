@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite dm_ftlsim_model: the cost model of dm-ftlsim
- * (tools/ftlsim/ftlsim-model.c), driven directly, without a device.
+ * KUnit suite dm_ftlsim_model (module dm_ftlsim_kunit.ko): the cost model
+ * of dm-ftlsim (ftlsim-model.c), driven directly, without a device.
  *
  * The exact-cost cases use a small log-block FTL with round numbers (P = 8
  * pages, N = 2 logs) so that each expected time can be checked by hand.
@@ -10,10 +10,11 @@
  * for its write amplification and for the consistency of its maps.
  */
 #include <kunit/test.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "tools/ftlsim/ftlsim-model.h"
+#include "ftlsim-model.h"
 
 #define MIB_SECTORS	2048ULL
 
@@ -729,3 +730,7 @@ static struct kunit_suite ftlsim_model_suite = {
 };
 
 kunit_test_suite(ftlsim_model_suite);
+
+MODULE_DESCRIPTION("KUnit suite for the cost model of dm-ftlsim");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

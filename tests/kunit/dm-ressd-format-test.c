@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite dm_ressd_log: record encoding and decoding, the trailer scan
- * (ressd_rec_find) and replay of generated logs against an oracle.
+ * KUnit suite dm_ressd_format: the pure codec of dm-ressd-format.c.  The
+ * superblock: encoding, checksum and every validity check.  Records:
+ * encoding and decoding, the trailer scan (ressd_rec_find) and replay of
+ * generated logs against an oracle.
  *
  * A model writer appends records to an in-memory log image exactly as the
  * format (version 2) describes: nr_data data blocks, then the trailer that
@@ -409,7 +411,7 @@ static u32 put_record(struct kunit *test, struct log_model *m, u32 start, u64 se
 
 /* ---- trailer encoding ---- */
 
-static void ressd_log_test_roundtrip(struct kunit *test)
+static void ressd_format_test_roundtrip(struct kunit *test)
 {
 	struct ressd_log_geo lg = { .nonce = 77, .nr_slots = 64, .origin_blocks = 100 };
 	struct ressd_disk_entry e[2] = {
@@ -442,7 +444,7 @@ static void ressd_log_test_roundtrip(struct kunit *test)
 }
 
 /* The next record starts after the trailer, at 0 after the last slot. */
-static void ressd_log_test_next_slot(struct kunit *test)
+static void ressd_format_test_next_slot(struct kunit *test)
 {
 	struct ressd_log_geo lg = { .nonce = 1, .nr_slots = 64, .origin_blocks = 100 };
 	struct ressd_trailer r = { .slot = 63, .nr_data = 63 };
@@ -509,7 +511,7 @@ static void rec_case_desc(const struct rec_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(rec, rec_cases, rec_case_desc);
 
-static void ressd_log_test_decode_checks(struct kunit *test)
+static void ressd_format_test_decode_checks(struct kunit *test)
 {
 	const struct rec_case *c = test->param_value;
 	struct ressd_log_geo lg = { .nonce = 1, .nr_slots = 64, .origin_blocks = 100 };
@@ -529,7 +531,7 @@ static void ressd_log_test_decode_checks(struct kunit *test)
  * Counts beyond what a trailer holds are refused, never used; a record of
  * RESSD_REC_MAX_ITEMS blocks fits exactly between slot 0 and its trailer.
  */
-static void ressd_log_test_too_many_items(struct kunit *test)
+static void ressd_format_test_too_many_items(struct kunit *test)
 {
 	struct ressd_log_geo lg = { .nonce = 1, .nr_slots = 4096, .origin_blocks = 100 };
 	struct ressd_trailer r = { .seq = 1, .slot = 0 }, d;
@@ -658,7 +660,7 @@ static void put_trailer(struct log_model *m, u32 slot, u64 seq, u64 epoch, u32 n
  * reports the first near miss, and never reads beyond RESSD_REC_MAX_ITEMS
  * slots from the start nor beyond the end of the log.
  */
-static void ressd_log_test_find(struct kunit *test)
+static void ressd_format_test_find(struct kunit *test)
 {
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	struct find_run *fr = kunit_kzalloc(test, sizeof(*fr), GFP_KERNEL);
@@ -824,7 +826,7 @@ KUNIT_ARRAY_PARAM(replay, replay_cases, replay_case_desc);
  * Every prefix: the log as it stood after each record (a crash at every
  * record boundary) replays to exactly the oracle of that moment.
  */
-static void ressd_log_test_every_prefix(struct kunit *test)
+static void ressd_format_test_every_prefix(struct kunit *test)
 {
 	const struct replay_case *c = test->param_value;
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
@@ -867,7 +869,7 @@ static void ressd_log_test_every_prefix(struct kunit *test)
  * Replay writes nothing, so it is idempotent: replaying the same image
  * twice (a crash during recovery) gives the same index, slot by slot.
  */
-static void ressd_log_test_idempotent(struct kunit *test)
+static void ressd_format_test_idempotent(struct kunit *test)
 {
 	const struct replay_case *c = test->param_value;
 	struct replay_run *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
@@ -912,7 +914,7 @@ static void ressd_log_test_idempotent(struct kunit *test)
  * reach the medium (damaged, or never written and holding what an earlier
  * lap left).  Only that entry is dropped; the block keeps its older mapping.
  */
-static void ressd_log_test_torn_data(struct kunit *test)
+static void ressd_format_test_torn_data(struct kunit *test)
 {
 	const struct replay_case *c = test->param_value;
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
@@ -949,7 +951,7 @@ static void ressd_log_test_torn_data(struct kunit *test)
  * dropped.  Anywhere else (dead entries, stale trailers of earlier laps,
  * slots outside the chain) it is harmless.
  */
-static void ressd_log_test_bit_flips(struct kunit *test)
+static void ressd_format_test_bit_flips(struct kunit *test)
 {
 	const struct replay_case *c = test->param_value;
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
@@ -1021,7 +1023,7 @@ static void ressd_log_test_bit_flips(struct kunit *test)
  * the record that lost it, even across the end of the log, and nothing of
  * the later records is applied.
  */
-static void ressd_log_test_lost_trailer(struct kunit *test)
+static void ressd_format_test_lost_trailer(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1084,7 +1086,7 @@ static void ressd_log_test_lost_trailer(struct kunit *test)
  * and take the record's own trailer; after the end of the chain they are
  * what stops it ("sequence break").
  */
-static void ressd_log_test_stale_trailer_in_range(struct kunit *test)
+static void ressd_format_test_stale_trailer_in_range(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1135,7 +1137,7 @@ static void ressd_log_test_stale_trailer_in_range(struct kunit *test)
  * is wrong with it, and still replayed as the data it is.  In a record
  * whose trailer never made it, such a block is the first near miss.
  */
-static void ressd_log_test_magic_data(struct kunit *test)
+static void ressd_format_test_magic_data(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1230,7 +1232,7 @@ static void ressd_log_test_magic_data(struct kunit *test)
  * chain goes on at slot 0, and after head the scan stops just short of the
  * first record's trailer, one slot beyond its range.
  */
-static void ressd_log_test_max_record(struct kunit *test)
+static void ressd_format_test_max_record(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1298,7 +1300,7 @@ static void ressd_log_test_max_record(struct kunit *test)
  * after padding of dead entries) and the next record at slot 0; a missing
  * record at slot 0; a record that would wrap is never accepted.
  */
-static void ressd_log_test_end_of_log(struct kunit *test)
+static void ressd_format_test_end_of_log(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1398,7 +1400,7 @@ static void ressd_log_test_end_of_log(struct kunit *test)
  * its dead data slots) would make the chain one slot longer than the log:
  * refused, while the records before it replay.
  */
-static void ressd_log_test_chain_bounds(struct kunit *test)
+static void ressd_format_test_chain_bounds(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1446,7 +1448,7 @@ static void ressd_log_test_chain_bounds(struct kunit *test)
  * Then a new record 7 whose unwritten data slot holds the stale trailer 7
  * must be found behind it.
  */
-static void ressd_log_test_stale_future_record(struct kunit *test)
+static void ressd_format_test_stale_future_record(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1519,7 +1521,7 @@ static void ressd_log_test_stale_future_record(struct kunit *test)
 }
 
 /* A record of an older lap at head (older seq) ends the chain. */
-static void ressd_log_test_old_lap(struct kunit *test)
+static void ressd_format_test_old_lap(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1558,7 +1560,7 @@ static void ressd_log_test_old_lap(struct kunit *test)
  * the chain's epoch for an older record (a higher one would stop replay
  * before records that are live).
  */
-static void ressd_log_test_checkpoint_epoch(struct kunit *test)
+static void ressd_format_test_checkpoint_epoch(struct kunit *test)
 {
 	static const struct {
 		u64 seq, first_seq, epoch, chain, want;
@@ -1578,7 +1580,7 @@ static void ressd_log_test_checkpoint_epoch(struct kunit *test)
 				    c[i].want, "%s", c[i].what);
 }
 
-static void ressd_log_test_stale_at_checkpoint(struct kunit *test)
+static void ressd_format_test_stale_at_checkpoint(struct kunit *test)
 {
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -1627,32 +1629,233 @@ static void ressd_log_test_stale_at_checkpoint(struct kunit *test)
 	model_exit(m);
 }
 
-static struct kunit_case ressd_log_test_cases[] = {
-	KUNIT_CASE(ressd_log_test_roundtrip),
-	KUNIT_CASE(ressd_log_test_next_slot),
-	KUNIT_CASE_PARAM(ressd_log_test_decode_checks, rec_gen_params),
-	KUNIT_CASE(ressd_log_test_too_many_items),
-	KUNIT_CASE(ressd_log_test_find),
-	KUNIT_CASE_PARAM(ressd_log_test_every_prefix, replay_gen_params),
-	KUNIT_CASE_PARAM(ressd_log_test_idempotent, replay_gen_params),
-	KUNIT_CASE_PARAM(ressd_log_test_torn_data, replay_gen_params),
-	KUNIT_CASE_PARAM(ressd_log_test_bit_flips, replay_gen_params),
-	KUNIT_CASE(ressd_log_test_lost_trailer),
-	KUNIT_CASE(ressd_log_test_stale_trailer_in_range),
-	KUNIT_CASE(ressd_log_test_magic_data),
-	KUNIT_CASE(ressd_log_test_max_record),
-	KUNIT_CASE(ressd_log_test_end_of_log),
-	KUNIT_CASE(ressd_log_test_chain_bounds),
-	KUNIT_CASE(ressd_log_test_stale_future_record),
-	KUNIT_CASE(ressd_log_test_old_lap),
-	KUNIT_CASE(ressd_log_test_stale_at_checkpoint),
-	KUNIT_CASE(ressd_log_test_checkpoint_epoch),
+#define GIB (2ULL * 1024 * 1024)	/* sectors */
+
+/* ---- the superblock: encoding, checksum and every validity check ---- */
+
+static const struct ressd_geometry sb_geo = {
+	.origin_offset = 0, .origin_sectors = GIB, .origin_dev_sectors = GIB,
+	.log_offset = 0, .log_sectors = 65536, .log_dev_sectors = GIB,
+};
+
+static struct ressd_disk_sb *sb_make(struct kunit *test, u64 location)
+{
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_sb_info info = {
+		.nonce = 0x0123456789abcdefULL, .generation = 7,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+		.tail_slot = 3, .tail_seq = 42,
+	};
+	struct ressd_tunables t;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	ressd_default_tunables(&t);
+	ressd_sb_encode(sb, location, &info, &sb_geo, &t);
+	return sb;
+}
+
+static void ressd_sb_test_csum_vector(struct kunit *test)
+{
+	/* crc32c("123456789") is 0xe3069283; the kernel's raw form is its
+	 * complement with seed ~0, which a nonce of 0xffffffff gives.
+	 */
+	KUNIT_EXPECT_EQ(test, ressd_csum(0xffffffffULL, "123456789", 9), 0x1cf96d7cU);
+}
+
+static void ressd_sb_test_roundtrip(struct kunit *test)
+{
+	struct ressd_disk_sb *a = sb_make(test, 0), *b = sb_make(test, 1);
+
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(a, 0, &sb_geo));
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(b, 1, &sb_geo));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(a->magic), RESSD_SB_MAGIC);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(a->generation), 7ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(a->tail_slot), 3U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(a->tail_seq), 42ULL);
+	/* Everything after the structure is zero. */
+	KUNIT_EXPECT_NULL(test, memchr_inv(a + 1, 0, RESSD_BLOCK_SIZE - sizeof(*a)));
+	/* Copy A is not valid at copy B's place. */
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(a, 1, &sb_geo),
+			   "Superblock at the wrong location");
+}
+
+/* Flipping any bit of the block makes it invalid. */
+static void ressd_sb_test_every_bit(struct kunit *test)
+{
+	struct ressd_disk_sb *sb = sb_make(test, 0);
+	u8 *p = (u8 *)sb;
+	unsigned int bit;
+
+	for (bit = 0; bit < RESSD_BLOCK_SIZE * 8; bit += 61) {
+		p[bit / 8] ^= 1 << (bit % 8);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, ressd_sb_check(sb, 0, &sb_geo),
+					  "bit %u", bit);
+		p[bit / 8] ^= 1 << (bit % 8);
+	}
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
+}
+
+static void ressd_sb_test_fields(struct kunit *test)
+{
+	struct ressd_geometry g = sb_geo;
+	struct ressd_disk_sb *sb;
+	struct ressd_sb_info info = {
+		.nonce = 5, .generation = 1,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+	};
+	struct ressd_tunables t;
+
+	ressd_default_tunables(&t);
+	sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	sb->magic = 0;
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Bad superblock magic");
+
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	sb->reserved[3] = 1;
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Bad superblock checksum");
+
+	info.incompat = 1;
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Unknown incompatible feature");
+	info.incompat = 0;
+
+	info.tail_slot = info.nr_slots;
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Superblock checkpoint out of range");
+	info.tail_slot = 0;
+
+	info.tail_seq = RESSD_MAX_SEQ;
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &g));
+	info.tail_seq = RESSD_MAX_SEQ + 1;
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Superblock checkpoint out of range");
+	info.tail_seq = 42;
+
+	ressd_sb_encode(sb, 0, &info, &g, &t);
+	g.origin_sectors -= 8;
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g),
+			   "Superblock geometry does not match the table");
+	g = sb_geo;
+	g.log_offset = 8;
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g),
+			   "Superblock geometry does not match the table");
+}
+
+/*
+ * The epoch stays below 2^62 as the sequence numbers do: recovery writes
+ * epoch + 1, and an epoch that wrapped to 0 would let a stale record of an
+ * earlier life pass replay's epoch guard.
+ */
+static void ressd_sb_test_epoch(struct kunit *test)
+{
+	static const struct {
+		u64 epoch;
+		bool valid;
+	} cases[] = {
+		{ 0, true }, { 1, true }, { RESSD_MAX_EPOCH, true },
+		{ RESSD_MAX_EPOCH + 1, false }, { 1ULL << 63, false },
+		{ U64_MAX - 1, false }, { U64_MAX, false },
+	};
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_sb_info info = {
+		.nonce = 9, .generation = 3,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+		.tail_slot = 1, .tail_seq = 5,
+	};
+	struct ressd_tunables t;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_EXPECT_EQ(test, RESSD_MAX_EPOCH, (1ULL << 62) - 1);
+	ressd_default_tunables(&t);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *why;
+
+		info.epoch = cases[i].epoch;
+		ressd_sb_encode(sb, 1, &info, &sb_geo, &t);
+		why = ressd_sb_check(sb, 1, &sb_geo);
+		if (cases[i].valid)
+			KUNIT_EXPECT_NULL_MSG(test, why, "epoch %llu", cases[i].epoch);
+		else
+			KUNIT_EXPECT_STREQ_MSG(test, why, "Superblock checkpoint out of range",
+					       "epoch %llu", cases[i].epoch);
+	}
+}
+
+/*
+ * Unknown read-only compatible features leave a copy valid: whether it may
+ * be loaded depends on the table's mode, which ressd_meta_load() decides.
+ * Unknown incompatible features make it invalid.
+ */
+static void ressd_sb_test_features(struct kunit *test)
+{
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_sb_info info = {
+		.nonce = 11, .generation = 1,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+	};
+	struct ressd_tunables t;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	ressd_default_tunables(&t);
+	info.ro_compat = ~RESSD_FEATURE_RO_COMPAT_SUPP;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sb->ro_compat), ~RESSD_FEATURE_RO_COMPAT_SUPP);
+	info.compat = ~RESSD_FEATURE_COMPAT_SUPP;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
+	info.incompat = ~RESSD_FEATURE_INCOMPAT_SUPP;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &sb_geo), "Unknown incompatible feature");
+}
+
+static void ressd_sb_test_nr_slots(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ressd_nr_slots(0), 0U);
+	KUNIT_EXPECT_EQ(test, ressd_nr_slots(16), 0U);
+	KUNIT_EXPECT_EQ(test, ressd_nr_slots(24), 1U);
+	KUNIT_EXPECT_EQ(test, ressd_nr_slots(65536), 8190U);
+	KUNIT_EXPECT_EQ(test, ressd_nr_slots(U64_MAX), RESSD_MAX_SLOTS);
+}
+
+static struct kunit_case ressd_format_test_cases[] = {
+	KUNIT_CASE(ressd_sb_test_csum_vector),
+	KUNIT_CASE(ressd_sb_test_roundtrip),
+	KUNIT_CASE(ressd_sb_test_every_bit),
+	KUNIT_CASE(ressd_sb_test_fields),
+	KUNIT_CASE(ressd_sb_test_epoch),
+	KUNIT_CASE(ressd_sb_test_features),
+	KUNIT_CASE(ressd_sb_test_nr_slots),
+	KUNIT_CASE(ressd_format_test_roundtrip),
+	KUNIT_CASE(ressd_format_test_next_slot),
+	KUNIT_CASE_PARAM(ressd_format_test_decode_checks, rec_gen_params),
+	KUNIT_CASE(ressd_format_test_too_many_items),
+	KUNIT_CASE(ressd_format_test_find),
+	KUNIT_CASE_PARAM(ressd_format_test_every_prefix, replay_gen_params),
+	KUNIT_CASE_PARAM(ressd_format_test_idempotent, replay_gen_params),
+	KUNIT_CASE_PARAM(ressd_format_test_torn_data, replay_gen_params),
+	KUNIT_CASE_PARAM(ressd_format_test_bit_flips, replay_gen_params),
+	KUNIT_CASE(ressd_format_test_lost_trailer),
+	KUNIT_CASE(ressd_format_test_stale_trailer_in_range),
+	KUNIT_CASE(ressd_format_test_magic_data),
+	KUNIT_CASE(ressd_format_test_max_record),
+	KUNIT_CASE(ressd_format_test_end_of_log),
+	KUNIT_CASE(ressd_format_test_chain_bounds),
+	KUNIT_CASE(ressd_format_test_stale_future_record),
+	KUNIT_CASE(ressd_format_test_old_lap),
+	KUNIT_CASE(ressd_format_test_stale_at_checkpoint),
+	KUNIT_CASE(ressd_format_test_checkpoint_epoch),
 	{}
 };
 
-static struct kunit_suite ressd_log_test_suite = {
-	.name = "dm_ressd_log",
-	.test_cases = ressd_log_test_cases,
+static struct kunit_suite ressd_format_test_suite = {
+	.name = "dm_ressd_format",
+	.test_cases = ressd_format_test_cases,
 };
 
-kunit_test_suites(&ressd_log_test_suite);
+kunit_test_suites(&ressd_format_test_suite);

@@ -9,7 +9,7 @@
 #     line), the device gone afterwards and no device held open below, or
 #   - be accepted and then usable: the first 4 KiB block reads, status and
 #     table status work, and the device removes and releases what it held.
-# Any oops, KASAN report, lockdep report or hang fails the run (guest-run.sh
+# Any oops, KASAN report, lockdep report or hang fails the run (guest-init.sh
 # reads the kernel log; every command here runs under a timeout).
 #
 # TABLE_FUZZ_SEED reproduces a run (the seed is printed first);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite dm_ressd_alloc: how the log writer hands out slots
+ * KUnit suite dm_ressd_log: how the log writer hands out slots
  * (__ressd_log_reserve() in dm-ressd-log.c), on a target structure with
  * no devices: records are "written" and "moved home" by the test.
  *
@@ -180,7 +180,7 @@ static const char *t_check(struct t_alloc *t)
 	return why;
 }
 
-static void ressd_alloc_test_directed(struct kunit *test)
+static void ressd_log_test_directed(struct kunit *test)
 {
 	/* 20 slots; mover_batch 32 sectors: a record holds 3 data blocks. */
 	struct t_alloc *t = t_setup(test, 20, 32);
@@ -235,7 +235,7 @@ static void ressd_alloc_test_directed(struct kunit *test)
 	t_teardown(t);
 }
 
-static void ressd_alloc_test_defer(struct kunit *test)
+static void ressd_log_test_defer(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 200, 32);
 	u32 i;
@@ -261,7 +261,7 @@ static u64 t_rand(u64 *s)
 	return *s;
 }
 
-static void ressd_alloc_test_random(struct kunit *test)
+static void ressd_log_test_random(struct kunit *test)
 {
 	u64 seed = 0xa110c;
 	u32 round;
@@ -345,7 +345,7 @@ static bool t_inval(struct t_alloc *t, u64 block)
  * back an even older copy of the block (the crash harness found this).
  * Its entry is still never indexed in memory.
  */
-static void ressd_alloc_test_inval_dead(struct kunit *test)
+static void ressd_log_test_inval_dead(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 1024, 64);
 	struct ressd_c *rc = t->rc;
@@ -461,7 +461,7 @@ static void t_expect_fua(struct kunit *test, struct t_alloc *t, u32 nr,
  * holds one block, with larger batches the write that takes the last data
  * slot, and at the end of the log a record with room for one block.
  */
-static void ressd_alloc_test_fua_fill(struct kunit *test)
+static void ressd_log_test_fua_fill(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 20, 16);
 	struct bio *bio;
@@ -507,7 +507,7 @@ static void ressd_alloc_test_fua_fill(struct kunit *test)
  * be preempted between map() and its unplug while the table is removed.
  * The callback must then not touch the freed target (KASAN reports it).
  */
-static void ressd_alloc_test_plug_after_dtr(struct kunit *test)
+static void ressd_log_test_plug_after_dtr(struct kunit *test)
 {
 	struct ressd_c *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	struct blk_plug plug;
@@ -530,7 +530,7 @@ static void ressd_alloc_test_plug_after_dtr(struct kunit *test)
 }
 
 /* While the target lives, the end of the burst writes the pending data. */
-static void ressd_alloc_test_plug_seals(struct kunit *test)
+static void ressd_log_test_plug_seals(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 64, 1024);
 	struct ressd_c *rc = t->rc;
@@ -547,20 +547,20 @@ static void ressd_alloc_test_plug_seals(struct kunit *test)
 	t_teardown(t);
 }
 
-static struct kunit_case ressd_alloc_test_cases[] = {
-	KUNIT_CASE(ressd_alloc_test_plug_after_dtr),
-	KUNIT_CASE(ressd_alloc_test_plug_seals),
-	KUNIT_CASE(ressd_alloc_test_fua_fill),
-	KUNIT_CASE(ressd_alloc_test_inval_dead),
-	KUNIT_CASE(ressd_alloc_test_directed),
-	KUNIT_CASE(ressd_alloc_test_defer),
-	KUNIT_CASE(ressd_alloc_test_random),
+static struct kunit_case ressd_log_test_cases[] = {
+	KUNIT_CASE(ressd_log_test_plug_after_dtr),
+	KUNIT_CASE(ressd_log_test_plug_seals),
+	KUNIT_CASE(ressd_log_test_fua_fill),
+	KUNIT_CASE(ressd_log_test_inval_dead),
+	KUNIT_CASE(ressd_log_test_directed),
+	KUNIT_CASE(ressd_log_test_defer),
+	KUNIT_CASE(ressd_log_test_random),
 	{}
 };
 
-static struct kunit_suite ressd_alloc_test_suite = {
-	.name = "dm_ressd_alloc",
-	.test_cases = ressd_alloc_test_cases,
+static struct kunit_suite ressd_log_test_suite = {
+	.name = "dm_ressd_log",
+	.test_cases = ressd_log_test_cases,
 };
 
-kunit_test_suites(&ressd_alloc_test_suite);
+kunit_test_suites(&ressd_log_test_suite);

@@ -9,11 +9,13 @@
 # A test fails when its script exits non-zero or when the kernel log during
 # the test shows a warning, a BUG, a KASAN/UBSAN/lockdep report or a trace.
 #
-# usage: guest-run.sh <uml|vm|kunit> <results dir> <module dir> [test ...]
+# usage: guest-init.sh <uml|vm|kunit> <results dir> <module dir> [test ...]
 set -u
 kind=$1 RES=$2 MOD=$3
 shift 3
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/common.sh
+. "$TOP/scripts/common.sh"
 
 if [ "$kind" != vm ]; then
 	# UML: we are init.  The root is the host's, through hostfs.
@@ -48,8 +50,6 @@ finish() {
 	exit 0
 }
 
-bad_kernel_log='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Oops|general protection fault|kernel BUG|Kernel panic'
-
 # Any boot-time noise stays in boot.dmesg; each test starts with a clear log.
 dmesg >"$RES/boot.dmesg" 2>&1
 dmesg -C
@@ -65,9 +65,13 @@ if [ -e "$MOD/tools/ftlsim/dm_ftlsim.ko" ]; then
 fi
 
 if [ "$kind" = kunit ]; then
-	# The KUnit module's suites run when it is loaded; the host parses KTAP.
+	# The KUnit modules' suites run when they are loaded (the model of
+	# dm-ftlsim, then dm-ressd's, after both targets so that their own
+	# messages come before the first suite); the host parses KTAP.
 	start=$(date +%s)
-	[ $ftlsim_rc = 0 ] && insmod "$MOD/dm_ressd.ko" && insmod "$MOD/tests/kunit/dm_ressd_kunit.ko"
+	[ $ftlsim_rc = 0 ] && insmod "$MOD/dm_ressd.ko" &&
+		insmod "$MOD/tools/ftlsim/dm_ftlsim_kunit.ko" &&
+		insmod "$MOD/tests/kunit/dm_ressd_kunit.ko"
 	rc=$?
 	dmesg >"$RES/kunit.dmesg" 2>&1
 	echo "INSMOD $rc $(( $(date +%s) - start ))" >>"$RES/results.txt"
@@ -94,7 +98,7 @@ for t in "$@"; do
 		reason="exit $rc: $(grep -m1 '^FAIL' "$RES/$name.log" | cut -c1-200)"
 		[ $rc -eq 124 ] && reason="timed out"
 		echo "FAIL $name $secs $reason" >>"$RES/results.txt"
-	elif bad=$(grep -E -m1 "$bad_kernel_log" "$RES/$name.dmesg"); then
+	elif bad=$(ressd_kernel_log_bad "$RES/$name.dmesg"); then
 		echo "FAIL $name $secs kernel log: $bad" >>"$RES/results.txt"
 	else
 		echo "PASS $name $secs" >>"$RES/results.txt"
@@ -105,7 +109,7 @@ if grep -q '^dm_ftlsim ' /proc/modules; then
 	rmmod dm_ftlsim 2>>"$RES/rmmod.err" || echo "FAIL rmmod 0 $(cat "$RES/rmmod.err")" >>"$RES/results.txt"
 fi
 dmesg >"$RES/unload.dmesg" 2>&1
-if bad=$(grep -E -m1 "$bad_kernel_log" "$RES/unload.dmesg"); then
+if bad=$(ressd_kernel_log_bad "$RES/unload.dmesg"); then
 	echo "FAIL module-unload 0 kernel log: $bad" >>"$RES/results.txt"
 fi
 finish

@@ -1,3 +1,3 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Stand-in for <linux/bio.h>: see ../ressd-shim.h. */
+/* Stand-in for <linux/blk_types.h>: see ../ressd-shim.h. */
 #include "../ressd-shim.h"

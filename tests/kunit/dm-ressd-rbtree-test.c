@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests of the remap index (dm-ressd-rbtree.c), suite dm_ressd_index.
+ * KUnit suite dm_ressd_rbtree: the remap index (dm-ressd-rbtree.c).
  *
  * The directed cases build small extent layouts and check every public
  * operation against values worked out by hand: mapping and overwriting,
@@ -894,7 +894,7 @@ static struct kunit_case ressd_index_test_cases[] = {
 };
 
 static struct kunit_suite ressd_index_test_suite = {
-	.name = "dm_ressd_index",
+	.name = "dm_ressd_rbtree",
 	.init = ressd_index_test_init,
 	.exit = ressd_index_test_exit,
 	.test_cases = ressd_index_test_cases,

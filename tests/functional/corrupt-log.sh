@@ -19,7 +19,7 @@
 #    unless a damaged record names the block (ressd-corrupt check); then the
 #    target must be removable.
 #
-# Never an oops, KASAN report or hang (guest-run.sh reads the kernel log;
+# Never an oops, KASAN report or hang (guest-init.sh reads the kernel log;
 # every create and remove runs under a timeout).  Nothing here writes to the
 # normal area through the target, and the mover stays off (high_watermark
 # 100), so the origin must be unchanged at the end.

@@ -1,11 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# ressdsetup probe on the emulated SSDs, in a guest (tests/vm conventions):
+# ressdsetup probe on the emulated SSDs, in a guest (tests/functional conventions):
 #
 #   make -C tools/ressdsetup
-#   bash scripts/test-guest.sh uml tools/ressdsetup/tests/vm-probe.sh
-#   bash scripts/test-guest.sh vm  tools/ressdsetup/tests/vm-probe.sh
+#   bash scripts/test-guest.sh vm tools/ressdsetup/tests/guest-probe.sh
 #
 # For each of ssd-a, ssd-b and ssd-c: a dm-ftlsim device of $PROBE_MIB MiB in
 # realtime mode (completions held back to the modelled finish time, so that
@@ -19,8 +18,9 @@
 # per-request cost, so the fast tests (4 KiB sequential, random reads) read
 # lower than the preset; the slow ones, where the verdict is decided, match.
 # Run it in the Debian kernel (vm): the UML kernel's timers are too coarse
-# for realtime mode (its 4 KiB reads come out at 10 ms).  Not part of make
-# test (a few minutes); its results are quoted in Documentation/ressdsetup.rst.
+# for realtime mode (its 4 KiB reads come out at 10 ms).  The vm layer
+# of make test runs it (about 2 minutes); its results are quoted in
+# Documentation/ressdsetup.rst.
 # shellcheck source=tests/lib/testlib.sh source-path=SCRIPTDIR/../../.. disable=SC1091
 . "$RESSD_TOP/tests/lib/testlib.sh"
 

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# ressdsetup against the kernel target, in a guest (tests/vm conventions):
+# ressdsetup against the kernel target, in a guest (tests/functional conventions):
 #
 #   make -C tools/ressdsetup
-#   bash scripts/test-guest.sh vm  tools/ressdsetup/tests/vm-ressdsetup.sh
-#   bash scripts/test-guest.sh uml tools/ressdsetup/tests/vm-ressdsetup.sh
+#   bash scripts/test-guest.sh vm  tools/ressdsetup/tests/guest-ressdsetup.sh
+#   bash scripts/test-guest.sh uml tools/ressdsetup/tests/guest-ressdsetup.sh
 #
 # format, open (the kernel formats the log), small random writes, status in
 # words and JSON against the raw dmsetup status, close; then check and dump

@@ -1,3 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
-/* Stand-in for <linux/wait.h>: see ../ressd-shim.h. */
-#include "../ressd-shim.h"
