@@ -6,6 +6,7 @@
 #                        tools/ftlsim/dm_ftlsim.ko, the emulated SSD)
 #   make tools           build tools/ressdsetup (the setup tool)
 #   make install         modules_install + depmod, and ressdsetup with its man page
+#                        (FTLSIM=1: dm_ftlsim.ko too)
 #   make check           W=1 and sparse builds, checkpatch, kernel-doc
 #   make graph           the kernel files, what each owns, calls between them, no cycle
 #   make kunit           KUnit suites in the UML debug kernel
@@ -23,12 +24,17 @@
 #   make dkms-remove     remove the DKMS package (root)
 #
 # KDIR defaults to the running kernel's build directory when it exists, else
-# to the newest installed Debian headers.
+# to the newest installed Debian headers of the series RESSD_KERNEL (6.1 by
+# default, as the tests: a 6.12 installed beside it is taken only when
+# asked for with RESSD_KERNEL=6.12).
 
+RESSD_KERNEL ?= 6.1
+# FTLSIM=1 (or y, yes): dm-ftlsim as well, for make, make install and clean.
+ftlsim-args := $(if $(filter 1 y yes,$(FTLSIM)),CONFIG_DM_RESSD_FTLSIM=m)
 KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		echo /lib/modules/$$(uname -r)/build; \
 	else \
-		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; \
+		ls -d /usr/src/linux-headers-$(RESSD_KERNEL).*-amd64 2>/dev/null | sort -V | tail -n 1; \
 	fi)
 
 # Run these scripts with bash explicitly: a fresh clone may lose modes.
@@ -41,7 +47,7 @@ all: modules
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: set KDIR or run 'make deps'"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(FTLSIM),CONFIG_DM_RESSD_FTLSIM=m) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(ftlsim-args) modules
 
 tools:
 	$(MAKE) -C tools/ressdsetup
@@ -52,7 +58,7 @@ clean:
 	$(MAKE) -C tools/ressdsetup clean
 
 install: modules tools
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(ftlsim-args) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
 	$(MAKE) -C tools/ressdsetup install
 

@@ -3,8 +3,11 @@
  * The one place where dm-ressd meets differences between kernel
  * versions.  Nothing else in the module tests LINUX_VERSION_CODE.
  *
- * The module is written against the 6.1 block layer (Debian 12); this file
- * keeps the KUnit export helpers available on kernels that lack them.
+ * The module is written against the 6.1 block layer (Debian 12) and built
+ * for 6.12 as well.  Each difference is tested here by a feature macro of
+ * the kernel that has it (never by LINUX_VERSION_CODE), with the change
+ * that made it.  User space (tools/ressdsetup compiles ftlsim-model.c) sees
+ * only the KUnit export helpers.
  */
 #ifndef DM_RESSD_COMPAT_H
 #define DM_RESSD_COMPAT_H
@@ -32,5 +35,50 @@
 #define VISIBLE_IF_KUNIT static
 #endif
 #endif
+
+#ifdef __KERNEL__
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+
+/*
+ * Is the table read-write?  6.5 ("block: replace fmode_t with a
+ * block-specific type for block open flags") made dm_table_get_mode()
+ * return a blk_mode_t, whose write flag is BLK_OPEN_WRITE.
+ */
+static inline bool ressd_table_writable(struct dm_table *t)
+{
+#ifdef BLK_OPEN_WRITE
+	return dm_table_get_mode(t) & BLK_OPEN_WRITE;
+#else
+	return dm_table_get_mode(t) & FMODE_WRITE;
+#endif
+}
+
+/*
+ * Stable pages while they are written.  Up to 6.10 a target asks with
+ * ti->needs_stable_writes in its constructor; 6.11 ("block: move the
+ * stable_writes flag to queue_limits") replaced it by the queue limit
+ * feature BLK_FEAT_STABLE_WRITES, which the target sets in io_hints.
+ */
+#ifdef BLK_FEAT_STABLE_WRITES
+static inline void ressd_ti_stable_writes(struct dm_target *ti)
+{
+}
+
+static inline void ressd_limits_stable_writes(struct queue_limits *limits)
+{
+	limits->features |= BLK_FEAT_STABLE_WRITES;
+}
+#else
+static inline void ressd_ti_stable_writes(struct dm_target *ti)
+{
+	ti->needs_stable_writes = true;
+}
+
+static inline void ressd_limits_stable_writes(struct queue_limits *limits)
+{
+}
+#endif
+#endif /* __KERNEL__ */
 
 #endif /* DM_RESSD_COMPAT_H */

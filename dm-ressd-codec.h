@@ -3,9 +3,10 @@
  * The pure side of dm-ressd's on-disk format (dm-ressd-format.c): the
  * in-memory form of superblocks, tunables, geometry and record trailers,
  * their encoding, decoding and checks, the search for a record's trailer,
- * and replay of a log into an index.  Nothing here sleeps, locks or knows
- * of bios or of the target: the module, KUnit and the fuzzers compile
- * dm-ressd-format.c unchanged (reads go through a callback).  The bytes on
+ * and replay of a log into an index.  Nothing here knows of bios or of the
+ * target, and only replay takes a lock (the index's) or sleeps (when its
+ * read callback does): the module, KUnit and the fuzzers compile
+ * dm-ressd-format.c unchanged.  The bytes on
  * disk are in dm-ressd-format.h, shared with the user-space tools.
  */
 #ifndef DM_RESSD_CODEC_H

@@ -106,7 +106,7 @@ static int ressd_meta_format(struct ressd_c *rc, struct page *page,
 {
 	int r;
 
-	if (!(dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
+	if (!ressd_table_writable(rc->ti->table)) {
 		*error = "Cannot format a read-only log";
 		return -EROFS;
 	}
@@ -192,7 +192,7 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 	}
 	/* Unknown read-only compatible features: the log may only be read. */
 	if ((info[best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP) &&
-	    (dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
+	    ressd_table_writable(rc->ti->table)) {
 		DMERR("superblock %d: unknown read-only compatible features %x",
 		      best, info[best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP);
 		*error = "Unknown read-only compatible feature: use a read-only table";
@@ -335,7 +335,7 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	st->tail_epoch = ressd_checkpoint_epoch(rp.new_tail_seq, rp.next_seq, st->epoch,
 						rp.new_tail_epoch);
 
-	if (!(dm_table_get_mode(rc->ti->table) & FMODE_WRITE)) {
+	if (!ressd_table_writable(rc->ti->table)) {
 		/* Read-only table: serve what the log holds, change nothing. */
 		DMINFO("read-only table: %llu blocks in the log, nothing written",
 		       rc->index.mapped);

@@ -877,7 +877,7 @@ static int ressd_preresume(struct dm_target *ti)
 	ressd_log_start(rc, &st);
 	spin_lock_irq(&rc->lock);
 	/* A read-only table serves what the log holds and changes nothing. */
-	if (!(dm_table_get_mode(ti->table) & FMODE_WRITE))
+	if (!ressd_table_writable(ti->table))
 		WRITE_ONCE(rc->mode, RESSD_MODE_RO);
 	rc->recovered = true;
 	spin_unlock_irq(&rc->lock);
@@ -1055,6 +1055,8 @@ static void ressd_io_hints(struct dm_target *ti, struct queue_limits *limits)
 	limits->io_min = max_t(unsigned int, limits->io_min, RESSD_BLOCK_SIZE);
 	limits->discard_granularity = max_t(unsigned int, limits->discard_granularity,
 					    RESSD_BLOCK_SIZE);
+	/* The trailer's checksums are taken from the callers' pages. */
+	ressd_limits_stable_writes(limits);
 }
 
 /* ---- constructor and destructor ---- */
@@ -1142,7 +1144,6 @@ static void ressd_dtr(struct dm_target *ti)
 static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	fmode_t mode = dm_table_get_mode(ti->table);
 	struct ressd_geometry *g;
 	struct ressd_c *rc;
 	const char *err;
@@ -1179,7 +1180,8 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	r = dm_get_device(ti, dm_shift_arg(&as), mode, &rc->origin);
+	r = dm_get_device(ti, dm_shift_arg(&as), dm_table_get_mode(ti->table),
+			  &rc->origin);
 	if (r) {
 		ti->error = "Error opening origin device";
 		goto bad;
@@ -1189,7 +1191,8 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad;
 	}
-	r = dm_get_device(ti, dm_shift_arg(&as), mode, &rc->log_dev);
+	r = dm_get_device(ti, dm_shift_arg(&as), dm_table_get_mode(ti->table),
+			  &rc->log_dev);
 	if (r) {
 		ti->error = "Error opening log device";
 		goto bad;
@@ -1266,7 +1269,7 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	 * not change while they are written (an mmap'd page under writeback),
 	 * or replay would drop a block it was told is durable as torn.
 	 */
-	ti->needs_stable_writes = true;
+	ressd_ti_stable_writes(ti);	/* 6.11+: ressd_io_hints() */
 	ti->num_flush_bios = 1;
 	/*
 	 * Small writes are acknowledged once their data is in the log and

@@ -47,14 +47,19 @@ ressd_apt_install() {
 		{ ressd_log "apt-get install ${missing[*]} failed"; return 1; }
 }
 
-# The Debian kernel that the functional tests and benchmarks boot: the
-# newest installed 6.1 image with matching headers.
+# The Debian kernel that the functional tests and benchmarks boot, and
+# whose headers the module is built against for them: the newest installed
+# image of the series RESSD_KERNEL (default 6.1, Debian 12's own) with
+# matching headers.  Chosen by series, so that a newer kernel installed
+# beside it (6.12 from bookworm's archive) is never taken by surprise: the
+# module is always built for the very release the guest boots.
+RESSD_KERNEL=${RESSD_KERNEL:-6.1}
 ressd_debian_kver() {
 	local k best=
-	for k in /usr/src/linux-headers-*-amd64; do
+	for k in /usr/src/linux-headers-"$RESSD_KERNEL".*-amd64; do
 		[ -d "$k" ] || continue
 		k=${k#/usr/src/linux-headers-}
-		[ -e "/boot/vmlinuz-$k" ] && [ -d "/lib/modules/$k" ] && best=$k
+		[ -e "/boot/vmlinuz-$k" ] && [ -d "/lib/modules/$k" ] && best=$(printf '%s\n%s\n' "$best" "$k" | sort -V | tail -n 1)
 	done
 	[ -n "$best" ] || return 1
 	echo "$best"
@@ -227,7 +232,9 @@ RESSD_BAD_KERNEL_LOG='BUG:|WARNING:|KASAN|UBSAN|Call Trace|lockdep|possible circ
 # ressd_kernel_log_bad [file...]: print the first line of the kernel log
 # (the files, else stdin) that fails a run; true when there is one.
 ressd_kernel_log_bad() {
-	grep -h -E -m1 "$RESSD_BAD_KERNEL_LOG" "$@"
+	local line
+	line=$(grep -h -E "$RESSD_BAD_KERNEL_LOG" "$@" | head -n 1)
+	[ -n "$line" ] && printf '%s\n' "$line"
 }
 
 # ---- reporting ----

@@ -23,7 +23,7 @@ ressd_apt_install "${pkgs[@]}" || ressd_die "could not install the packages"
 # headers for that very image are present as well.
 if ! kver=$(ressd_debian_kver); then
 	[ "$(id -u)" = 0 ] || ressd_die "no Debian kernel with headers found"
-	apt-get install -y -qq "linux-headers-$(ls /boot/vmlinuz-*-amd64 | sort -V | tail -n1 | sed 's,.*/vmlinuz-,,')" >/dev/null
+	apt-get install -y -qq "linux-headers-$(ls /boot/vmlinuz-"$RESSD_KERNEL".*-amd64 | sort -V | tail -n1 | sed 's,.*/vmlinuz-,,')" >/dev/null
 	kver=$(ressd_debian_kver) || ressd_die "no Debian kernel with matching headers"
 fi
 

@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make graph: the kernel files of dm-ressd, what each owns, and who calls whom.
 
-For each kernel source file: its line count and the first line of its
+For each kernel source file: its line count and the first sentence of its
 opening essay; then the call graph between the files (an edge a -> b when a
 calls a function defined in b, with those functions named), the include
 graph, and whether either graph has a cycle.  Exits 1 on a cycle.
 
 It reads the sources as text: a function belongs to the file that defines it
 at the start of a line (kernel style), and a call is its name followed by
-"(" outside comments and strings.  Functions defined inline in dm-ressd.h
-belong to the header, which every file includes.
+"(" outside comments and strings.  Functions defined inline in a header
+belong to the header.
 """
 import os
 import re
@@ -36,9 +36,14 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined"}
 
 
 def essay(text):
-    """The first sentence line of the file's opening comment."""
-    m = re.search(r"/\*\n \* (.+)", text)
-    return m.group(1).strip() if m else ""
+    """The first sentence of the file's opening comment."""
+    m = re.search(r"/\*\n((?: \*.*\n)+?) \*(?:/|\n)", text)
+    if not m:
+        return ""
+    words = " ".join(l.lstrip(" *") for l in m.group(1).splitlines()).split()
+    sentence = " ".join(words)
+    end = re.search(r"\.(\s|$)", sentence)
+    return sentence[:end.start() + 1] if end else sentence
 
 
 def main():

@@ -136,7 +136,7 @@ static void ressd_t_map_run(struct kunit *test, struct ressd_index *idx,
 /* ---- directed cases ---- */
 
 /* A new index: nothing mapped, every lookup one unmapped run of max. */
-static void ressd_index_test_empty(struct kunit *test)
+static void ressd_rbtree_test_empty(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 16);
 	u32 s;
@@ -156,7 +156,7 @@ static void ressd_index_test_empty(struct kunit *test)
 }
 
 /* Reset empties the index, which then works as a new one. */
-static void ressd_index_test_reset(struct kunit *test)
+static void ressd_rbtree_test_reset(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 32);
 	u32 s;
@@ -175,7 +175,7 @@ static void ressd_index_test_reset(struct kunit *test)
 }
 
 /* Single mappings, including the first and last block the index holds. */
-static void ressd_index_test_insert_lookup(struct kunit *test)
+static void ressd_rbtree_test_insert_lookup(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 16);
 
@@ -201,7 +201,7 @@ static void ressd_index_test_insert_lookup(struct kunit *test)
 }
 
 /* Rewriting a block returns its old slot, which becomes free. */
-static void ressd_index_test_overwrite(struct kunit *test)
+static void ressd_rbtree_test_overwrite(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 16);
 
@@ -222,7 +222,7 @@ static void ressd_index_test_overwrite(struct kunit *test)
  * A mapping joins the extent before it only when block - 1 sits in slot - 1
  * (the left slot may be a HEAD or a CONT).
  */
-static void ressd_index_test_merge_left(struct kunit *test)
+static void ressd_rbtree_test_merge_left(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 32);
 
@@ -254,7 +254,7 @@ static void ressd_index_test_merge_left(struct kunit *test)
 }
 
 /* A mapping joins the extent after it when block + 1 sits in slot + 1. */
-static void ressd_index_test_merge_right(struct kunit *test)
+static void ressd_rbtree_test_merge_right(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 32);
 
@@ -286,7 +286,7 @@ static void ressd_index_test_merge_right(struct kunit *test)
 }
 
 /* Filling the gap between two extents makes one. */
-static void ressd_index_test_merge_both(struct kunit *test)
+static void ressd_rbtree_test_merge_both(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 32);
 
@@ -311,7 +311,7 @@ static void ressd_index_test_merge_both(struct kunit *test)
  * Extents stop growing at RESSD_T_EXTENT_MAX slots, on either side; the
  * lookup still reports a run across the boundary.
  */
-static void ressd_index_test_merge_cap(struct kunit *test)
+static void ressd_rbtree_test_merge_cap(struct kunit *test)
 {
 	const u32 cap = RESSD_T_EXTENT_MAX;
 	struct ressd_index *idx = ressd_t_index(test, cap + 8);
@@ -373,7 +373,7 @@ static void ressd_index_test_merge_cap(struct kunit *test)
 }
 
 /* Overwrites inside, at the head and at the tail of an extent. */
-static void ressd_index_test_split(struct kunit *test)
+static void ressd_rbtree_test_split(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 32);
 
@@ -411,7 +411,7 @@ static void ressd_index_test_split(struct kunit *test)
 }
 
 /* Ranges over several extents, inside one, over nothing, to the end. */
-static void ressd_index_test_remove_range(struct kunit *test)
+static void ressd_rbtree_test_remove_range(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 64);
 
@@ -460,7 +460,7 @@ static void ressd_index_test_remove_range(struct kunit *test)
 }
 
 /* The mover frees single slots: CONT in the middle, HEAD, tail, free. */
-static void ressd_index_test_remove_slot(struct kunit *test)
+static void ressd_rbtree_test_remove_slot(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 16);
 
@@ -487,7 +487,7 @@ static void ressd_index_test_remove_slot(struct kunit *test)
 }
 
 /* The reverse map of HEAD, CONT and FREE slots. */
-static void ressd_index_test_slot_block(struct kunit *test)
+static void ressd_rbtree_test_slot_block(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 16);
 
@@ -506,7 +506,7 @@ static void ressd_index_test_slot_block(struct kunit *test)
 }
 
 /* Runs are capped by max, by the extent's end and by the next extent. */
-static void ressd_index_test_lookup_runs(struct kunit *test)
+static void ressd_rbtree_test_lookup_runs(struct kunit *test)
 {
 	struct ressd_index *idx = ressd_t_index(test, 32);
 
@@ -817,7 +817,7 @@ static void ressd_t_op_remove_slots(struct ressd_t_model *md)
  * completing in reverse), range removals, mover frees and lookups, checked
  * after every operation.
  */
-static void ressd_index_test_random(struct kunit *test)
+static void ressd_rbtree_test_random(struct kunit *test)
 {
 	const struct ressd_t_rand_param *p = test->param_value;
 	struct ressd_t_model *md;
@@ -863,42 +863,42 @@ static void ressd_index_test_random(struct kunit *test)
 
 /* ---- suite ---- */
 
-static int ressd_index_test_init(struct kunit *test)
+static int ressd_rbtree_test_init(struct kunit *test)
 {
 	test->priv = kunit_kzalloc(test, sizeof(struct ressd_index),
 				   GFP_KERNEL);
 	return test->priv ? 0 : -ENOMEM;
 }
 
-static void ressd_index_test_exit(struct kunit *test)
+static void ressd_rbtree_test_exit(struct kunit *test)
 {
 	ressd_index_exit(test->priv);
 }
 
-static struct kunit_case ressd_index_test_cases[] = {
-	KUNIT_CASE(ressd_index_test_empty),
-	KUNIT_CASE(ressd_index_test_reset),
-	KUNIT_CASE(ressd_index_test_insert_lookup),
-	KUNIT_CASE(ressd_index_test_overwrite),
-	KUNIT_CASE(ressd_index_test_merge_left),
-	KUNIT_CASE(ressd_index_test_merge_right),
-	KUNIT_CASE(ressd_index_test_merge_both),
-	KUNIT_CASE(ressd_index_test_merge_cap),
-	KUNIT_CASE(ressd_index_test_split),
-	KUNIT_CASE(ressd_index_test_remove_range),
-	KUNIT_CASE(ressd_index_test_remove_slot),
-	KUNIT_CASE(ressd_index_test_slot_block),
-	KUNIT_CASE(ressd_index_test_lookup_runs),
-	KUNIT_CASE_PARAM(ressd_index_test_random, ressd_t_rand_gen_params),
+static struct kunit_case ressd_rbtree_test_cases[] = {
+	KUNIT_CASE(ressd_rbtree_test_empty),
+	KUNIT_CASE(ressd_rbtree_test_reset),
+	KUNIT_CASE(ressd_rbtree_test_insert_lookup),
+	KUNIT_CASE(ressd_rbtree_test_overwrite),
+	KUNIT_CASE(ressd_rbtree_test_merge_left),
+	KUNIT_CASE(ressd_rbtree_test_merge_right),
+	KUNIT_CASE(ressd_rbtree_test_merge_both),
+	KUNIT_CASE(ressd_rbtree_test_merge_cap),
+	KUNIT_CASE(ressd_rbtree_test_split),
+	KUNIT_CASE(ressd_rbtree_test_remove_range),
+	KUNIT_CASE(ressd_rbtree_test_remove_slot),
+	KUNIT_CASE(ressd_rbtree_test_slot_block),
+	KUNIT_CASE(ressd_rbtree_test_lookup_runs),
+	KUNIT_CASE_PARAM(ressd_rbtree_test_random, ressd_t_rand_gen_params),
 	{}
 };
 
-static struct kunit_suite ressd_index_test_suite = {
+static struct kunit_suite ressd_rbtree_test_suite = {
 	.name = "dm_ressd_rbtree",
-	.init = ressd_index_test_init,
-	.exit = ressd_index_test_exit,
-	.test_cases = ressd_index_test_cases,
+	.init = ressd_rbtree_test_init,
+	.exit = ressd_rbtree_test_exit,
+	.test_cases = ressd_rbtree_test_cases,
 };
 
 /* Module license and namespace import: tests/kunit/ressd-kunit.c. */
-kunit_test_suite(ressd_index_test_suite);
+kunit_test_suite(ressd_rbtree_test_suite);

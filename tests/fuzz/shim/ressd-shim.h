@@ -12,7 +12,7 @@
  *  - what the pure code (superblock and record encode/check, replay, the
  *    remap index) really runs: fixed-width and little-endian types, the
  *    bitfield and min/max macros, kvcalloc/kfree, crc32c (shim.c), memchr_inv,
- *    list helpers;
+ *    the device-mapper message macros;
  *  - checks the kernel would make at run time, made fatal: WARN_ON*()
  *    (a kernel warning is a bug: the test suites fail on one), BUG_ON(),
  *    lockdep_assert_held() against a "held" flag that spin_lock() and

@@ -21,7 +21,6 @@ void shim_bug(const char *what, const char *file, int line, const char *cond)
 	abort();
 }
 
-
 void *memchr_inv(const void *s, int c, size_t n)
 {
 	const u8 *p = s;
