@@ -22,7 +22,7 @@ src=$(ressd_source_tree) || ressd_die "linux-source-6.1 is not installed (run ma
 cd "$RESSD_TOP"
 # Kernel sources: the target, its KUnit suites and dm-ftlsim with its own
 # (tools/ftlsim).
-mapfile -t cfiles < <(ls ./*.[ch] tests/kunit/*.c tools/ftlsim/*.[ch] 2>/dev/null | grep -v '\.mod\.c$' | sed 's,^\./,,')
+mapfile -t cfiles < <(ls ./*.[ch] tests/kunit/*.[ch] tools/ftlsim/*.[ch] 2>/dev/null | grep -v '\.mod\.c$' | sed 's,^\./,,')
 
 # Our sources copied to a build directory of their own for each kernel.
 build_check() {	# <name> <kdir> [make args]

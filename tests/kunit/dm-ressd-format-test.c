@@ -27,6 +27,7 @@
 #include <linux/vmalloc.h>
 
 #include "dm-ressd.h"
+#include "ressd-kunit.h"
 
 #define NONE		U32_MAX
 #define MAX_RECORDS	160
@@ -88,10 +89,7 @@ struct log_model {
 
 static u64 model_rand(struct log_model *m)
 {
-	m->state ^= m->state << 13;
-	m->state ^= m->state >> 7;
-	m->state ^= m->state << 17;
-	return m->state;
+	return ressd_kunit_xorshift(&m->state);
 }
 
 static u8 *model_slot(struct log_model *m, u32 slot)

@@ -25,6 +25,7 @@
 #include <linux/workqueue.h>
 
 #include "dm-ressd.h"
+#include "ressd-kunit.h"
 
 #define T_MAX_RECS	4096
 
@@ -253,27 +254,20 @@ static void ressd_log_test_defer(struct kunit *test)
 	t_teardown(t);
 }
 
-static u64 t_rand(u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void ressd_log_test_random(struct kunit *test)
 {
 	u64 seed = 0xa110c;
 	u32 round;
 
 	for (round = 0; round < 40; round++) {
-		u32 nr_slots = RESSD_INVAL_RESERVE + 2 + t_rand(&seed) % 300;
-		u32 batch = 16 + 8 * (t_rand(&seed) % 15);	/* 1..15 data a record */
+		u32 nr_slots = RESSD_INVAL_RESERVE + 2 + ressd_kunit_xorshift(&seed) % 300;
+		/* 1..15 data a record */
+		u32 batch = 16 + 8 * (ressd_kunit_xorshift(&seed) % 15);
 		u32 max_data = batch / 8 - 1, step;
 		struct t_alloc *t = t_setup(test, nr_slots, batch);
 
 		for (step = 0; step < 3000; step++) {
-			u64 x = t_rand(&seed);
+			u64 x = ressd_kunit_xorshift(&seed);
 			const char *why = NULL;
 			u32 nr, s, used, limit = nr_slots - RESSD_INVAL_RESERVE;
 

@@ -15,14 +15,7 @@
 #include <linux/slab.h>
 
 #include "dm-ressd.h"
-
-static u64 ressd_t_rand(u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
+#include "ressd-kunit.h"
 
 /* Runs of @mv as "first+len " pairs, into @buf. */
 static const char *ressd_t_runs(struct ressd_move *mv, u32 n, u32 max, bool by_slot,
@@ -106,13 +99,13 @@ static void ressd_mover_test_random(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, mv);
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	for (it = 0; it < 2000; it++) {
-		u64 r = ressd_t_rand(&seed), b = r % 100000;
+		u64 r = ressd_kunit_xorshift(&seed), b = r % 100000;
 		bool by_slot = it & 1;
 
 		n = 1 + (r >> 20) % 512;
 		max = 1 + (r >> 30) % 64;
 		for (i = 0; i < n; i++) {
-			u64 x = ressd_t_rand(&seed);
+			u64 x = ressd_kunit_xorshift(&seed);
 
 			/* Sorted blocks with gaps; slots sometimes consecutive. */
 			b += 1 + (x % 3 == 0 ? x % 7 : 0);

@@ -25,6 +25,7 @@
 #include <linux/spinlock.h>
 
 #include "dm-ressd.h"
+#include "ressd-kunit.h"
 
 /* The longest extent the index builds (len is a 14-bit field). */
 #define RESSD_T_EXTENT_MAX	((1U << 14) - 1)
@@ -571,10 +572,7 @@ struct ressd_t_model {
 
 static u32 ressd_t_rand(struct ressd_t_model *md, u32 n)
 {
-	md->rng ^= md->rng << 13;
-	md->rng ^= md->rng >> 7;
-	md->rng ^= md->rng << 17;
-	return (u32)((md->rng >> 32) % n);
+	return (u32)((ressd_kunit_xorshift(&md->rng) >> 32) % n);
 }
 
 static void ressd_t_model_unmap(struct ressd_t_model *md, u64 block)

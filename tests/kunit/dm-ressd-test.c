@@ -19,6 +19,7 @@
 #include <linux/string.h>
 
 #include "dm-ressd.h"
+#include "ressd-kunit.h"
 
 /* ---- the table line: tunables, sector numbers and geometry ---- */
 
@@ -187,14 +188,6 @@ static void ressd_args_test_geometry(struct kunit *test)
 
 /* ---- the classifier of small random writes ---- */
 
-static u64 ressd_t_rand(u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static bool ressd_t_cls(struct ressd_classifier *c, sector_t start,
 			unsigned int sectors)
 {
@@ -300,7 +293,7 @@ static void ressd_cls_test_model(struct kunit *test)
 	unsigned int i, k, nends = 0;
 
 	for (t = 1; t <= 20000; t++) {
-		u64 r = ressd_t_rand(&seed);
+		u64 r = ressd_kunit_xorshift(&seed);
 		unsigned int sectors = 8 * (1 + (r >> 8) % 4);
 		unsigned int small = 8 * (1 + (r >> 16) % 3);
 		sector_t start;
