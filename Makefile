@@ -12,9 +12,12 @@
 #   make kunit           KUnit suites in the UML debug kernel
 #   make test-uml        functional tests in the UML debug kernel
 #   make test-vm         functional tests in the Debian kernel under QEMU
+#                        (these three in the kernel series RESSD_KERNEL:
+#                        6.1 by default, or 6.12)
 #   make test-host       host tests of the tools and packaging (tests/host)
-#   make test            all of the above, one summary line
-#   make test-quick      check + test-host + kunit + test-uml
+#   make test            all of the above in both kernels (scripts/test-all.sh
+#                        says which layer runs where), one summary line
+#   make test-quick      make test without the Debian-kernel (vm) layers
 #   make deps            install build and test dependencies (root)
 #   make demo            raw ext4 against ext4 on dm-ressd on an emulated SSD
 #   make bench           the benchmark protocol (BENCH_ARGS=--quick for short)
@@ -29,6 +32,8 @@
 # asked for with RESSD_KERNEL=6.12).
 
 RESSD_KERNEL ?= 6.1
+# The scripts choose the guest kernel by it too (make test-vm RESSD_KERNEL=6.12).
+export RESSD_KERNEL
 # FTLSIM=1 (or y, yes): dm-ftlsim as well, for make, make install and clean.
 ftlsim-args := $(if $(filter 1 y yes,$(FTLSIM)),CONFIG_DM_RESSD_FTLSIM=m)
 KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \

@@ -11,7 +11,8 @@
 # (dm-ressd with those settings, e.g. ressd:high_watermark=75,low_watermark=0,
 # which the default list includes), writecache (ext4 on dm-writecache, SSD
 # mode), writeboost (ext4 on dm-writeboost, built from Debian's
-# dm-writeboost-dkms source), bcache (ext4 on bcache, writeback), f2fs.
+# dm-writeboost-dkms source, unpacked, not installed; skipped where it does
+# not build, as on 6.12), bcache (ext4 on bcache, writeback), f2fs.
 # Workloads: randw4k, mixed, postmark, sqlite (tests/bench/bench-guest.sh).
 #
 # Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area, every stack
@@ -101,7 +102,8 @@ if [[ " $stacks " == *" writeboost "* ]]; then
 	fi
 fi
 
-envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$(basename "$(ls -d /usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1)")'"
+wb_src=$(ressd_writeboost_source 2>/dev/null) || wb_src=
+envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$(basename "$wb_src")'"
 for v in $(compgen -v | grep -E '^(BENCH_|BCACHE_|RESSD_OPTS|WC_OPTS|WB_OPTS)'); do
 	case $v in BENCH_WB_KO | BENCH_WB_VERSION | BENCH_PRESETS) continue ;; esac
 	envs+=" $v='${!v}'"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # make check: W=1 and sparse (C=2) builds against the Debian headers and the
-# UML debug kernel with no warning from our files, checkpatch --strict on our
+# UML debug kernel of each kernel series the tests run (6.1 and 6.12) with no
+# warning from our files, checkpatch --strict on our
 # sources, kernel-doc on our headers.  One PASS/FAIL line per check, then
 # "N passed, N failed".
 set -uo pipefail
@@ -18,7 +19,7 @@ result() {	# <ok?> <name> [detail file]
 	fi
 }
 
-src=$(ressd_source_tree) || ressd_die "linux-source-6.1 is not installed (run make deps)"
+src=$(ressd_source_tree 6.1) || ressd_die "linux-source-6.1 is not installed (run make deps)"
 cd "$RESSD_TOP"
 # Kernel sources: the target, its KUnit suites and dm-ftlsim with its own
 # (tools/ftlsim).
@@ -37,13 +38,18 @@ build_check() {	# <name> <kdir> [make args]
 	result $? "$name: W=1 C=2 build with no warnings" "$([ -s "$b.warn" ] && echo "$b.warn" || echo "$b.log")"
 }
 
-kver=$(ressd_debian_kver) || ressd_die "no Debian kernel headers (run make deps)"
-build_check "debian-$kver" "/usr/src/linux-headers-$kver"
-if uml=$(bash "$RESSD_TOP/scripts/uml-kernel.sh"); then
-	build_check uml-debug "$uml" ARCH=um
-else
-	result 1 "uml-debug: kernel build"
-fi
+for series in 6.1 6.12; do
+	if kver=$(RESSD_KERNEL=$series ressd_debian_kver); then
+		build_check "debian-$kver" "/usr/src/linux-headers-$kver"
+	else
+		result 1 "debian-$series: no Debian $series kernel with headers (run make deps)"
+	fi
+	if uml=$(RESSD_KERNEL=$series bash "$RESSD_TOP/scripts/uml-kernel.sh"); then
+		build_check "uml-debug-$series" "$uml" ARCH=um
+	else
+		result 1 "uml-debug-$series: kernel build"
+	fi
+done
 
 # The options are in .checkpatch.conf, which checkpatch reads from here.
 [ -f .checkpatch.conf ] || ressd_die ".checkpatch.conf is missing"

@@ -6,7 +6,7 @@
 #   settings          RESSD_TOP, RESSD_CACHE, RESSD_VENV, RESSD_VM_LOCK
 #   packages          ressd_apt_install, ressd_debian_kver, ressd_source_tree
 #   building          ressd_build_modules, ressd_build_bench_modules,
-#                     ressd_build_writeboost
+#                     ressd_writeboost_source, ressd_build_writeboost
 #   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
 #                     ressd_boot_uml (the UML debug kernel), ressd_boot
 #   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad
@@ -65,24 +65,27 @@ ressd_debian_kver() {
 	echo "$best"
 }
 
-# The version of Debian's linux-source-6.1 package: the UML kernel's key.
+# ressd_source_version [series]: the version of Debian's linux-source-<series>
+# package (series RESSD_KERNEL by default): the UML kernel's key.
 ressd_source_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null
+	dpkg-query -W -f='${Version}' "linux-source-${1:-$RESSD_KERNEL}" 2>/dev/null
 }
 
-# The extracted kernel source tree (extracted once per package version).
+# ressd_source_tree [series]: the extracted kernel source tree of
+# linux-source-<series> (RESSD_KERNEL by default), extracted once per package
+# version.
 ressd_source_tree() {
-	local ver dir
-	ver=$(ressd_source_version) || return 1
+	local series=${1:-$RESSD_KERNEL} ver dir
+	ver=$(ressd_source_version "$series") || return 1
 	[ -n "$ver" ] || return 1
 	dir=$RESSD_CACHE/linux-source-$ver
 	mkdir -p "$RESSD_CACHE"
 	if [ ! -e "$dir/.extracted" ]; then
-		ressd_log "extracting linux-source-6.1 $ver"
+		ressd_log "extracting linux-source-$series $ver"
 		rm -rf "$dir.tmp" "$dir"
 		mkdir -p "$dir.tmp"
-		tar -C "$dir.tmp" -xf /usr/src/linux-source-6.1.tar.xz
-		mv "$dir.tmp/linux-source-6.1" "$dir"
+		tar -C "$dir.tmp" -xf "/usr/src/linux-source-$series.tar.xz"
+		mv "$dir.tmp/linux-source-$series" "$dir"
 		rmdir "$dir.tmp"
 		touch "$dir/.extracted"
 	fi
@@ -124,15 +127,42 @@ ressd_build_bench_modules() {
 		ressd_die "build left no dm_ressd.ko/dm_ftlsim.ko (see $out/build.log)"
 }
 
+# ressd_writeboost_source: the source of Debian's dm-writeboost-dkms,
+# unpacked into the cache (fetched with apt-get download), never installed:
+# its DKMS registration would build it for every kernel installed after it,
+# and it does not build for 6.12 (bd_inode and blk_limits_io_opt are gone),
+# so installing linux-image-6.12 beside it fails in DKMS's postinst and
+# leaves dpkg half-configured.  Prints the source directory.
+ressd_writeboost_source() {
+	local ver dir tmp
+	ver=$(apt-cache policy dm-writeboost-dkms 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	case $ver in "" | "(none)") ressd_log "no dm-writeboost-dkms in the apt sources"; return 1 ;; esac
+	dir=$RESSD_CACHE/dm-writeboost-dkms-$ver
+	if [ ! -e "$dir/.unpacked" ]; then
+		tmp=$(mktemp -d) || return 1
+		if ! (cd "$tmp" && apt-get download -qq "dm-writeboost-dkms=$ver" >/dev/null 2>&1) ||
+			! dpkg-deb -x "$tmp"/dm-writeboost-dkms_*.deb "$tmp/x"; then
+			rm -rf "$tmp"
+			ressd_log "could not fetch dm-writeboost-dkms $ver"
+			return 1
+		fi
+		rm -rf "$dir"
+		mkdir -p "$RESSD_CACHE"
+		mv "$tmp/x" "$dir"
+		rm -rf "$tmp"
+		touch "$dir/.unpacked"
+	fi
+	ls -d "$dir"/usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1 | grep .
+}
+
 # ressd_build_writeboost <dir>: build dm-writeboost.ko from Debian's
-# dm-writeboost-dkms source (/usr/src/dm-writeboost-*) against RESSD_KDIR
+# dm-writeboost-dkms source (ressd_writeboost_source) against RESSD_KDIR
 # into <dir>/writeboost.  Prints the module path, or returns 1 with the
 # reason in <dir>/writeboost.log.
 ressd_build_writeboost() {
 	local out=$1 src
-	src=$(ls -d /usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1)
-	if [ -z "$src" ]; then
-		echo "no /usr/src/dm-writeboost-* (package dm-writeboost-dkms not installed)" >"$out/writeboost.log"
+	if ! src=$(ressd_writeboost_source 2>"$out/writeboost.log"); then
+		echo "no dm-writeboost source (dm-writeboost-dkms could not be fetched)" >>"$out/writeboost.log"
 		return 1
 	fi
 	rm -rf "$out/writeboost"

@@ -4,27 +4,47 @@
 #
 #   scripts/deps.sh          packages for building and testing
 #   scripts/deps.sh bench    also the benchmark peers and plotting
+#
+# Both kernels the tests run on are installed, each as image, headers and
+# source: 6.1 (Debian 12's own) and 6.12 (the LTS kernel Debian 12 carries
+# in its archive, linux-*-6.12-amd64).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 pkgs=(
 	build-essential bc flex bison libelf-dev libssl-dev cpio rsync xz-utils kmod
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static
 	dmsetup fio blktrace e2fsprogs util-linux procps gawk jq
 	sparse python3 python3-venv python3-pip python3-matplotlib dkms
 )
 if [ "${1:-}" = bench ]; then
-	pkgs+=(f2fs-tools bcache-tools dm-writeboost-dkms postmark sqlite3)
+	pkgs+=(f2fs-tools bcache-tools postmark sqlite3)
+fi
+
+# dm-writeboost-dkms, which an older deps.sh installed, would fail the
+# installation of the 6.12 image (its DKMS build fails there): the benchmark
+# now unpacks its source instead (ressd_writeboost_source).
+if [ "$(id -u)" = 0 ] && dpkg-query -W -f='${Status}\n' dm-writeboost-dkms 2>/dev/null | grep -q 'ok installed' &&
+	! dpkg-query -W -f='${Status}\n' linux-image-6.12-amd64 2>/dev/null | grep -q 'ok installed'; then
+	ressd_log "removing dm-writeboost-dkms: its DKMS build would fail the 6.12 kernel's installation"
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq dm-writeboost-dkms >/dev/null
 fi
 
 ressd_apt_install "${pkgs[@]}" || ressd_die "could not install the packages"
-# linux-image-amd64 alone pulls whichever ABI is newest; make sure the
-# headers for that very image are present as well.
-if ! kver=$(ressd_debian_kver); then
-	[ "$(id -u)" = 0 ] || ressd_die "no Debian kernel with headers found"
-	apt-get install -y -qq "linux-headers-$(ls /boot/vmlinuz-"$RESSD_KERNEL".*-amd64 | sort -V | tail -n1 | sed 's,.*/vmlinuz-,,')" >/dev/null
-	kver=$(ressd_debian_kver) || ressd_die "no Debian kernel with matching headers"
+# The image meta-packages alone pull whichever ABI is newest; make sure the
+# headers for that very image are present as well, in each series.
+for series in 6.1 6.12; do
+	if ! kver=$(RESSD_KERNEL=$series ressd_debian_kver); then
+		[ "$(id -u)" = 0 ] || ressd_die "no Debian $series kernel with headers found"
+		apt-get install -y -qq "linux-headers-$(ls /boot/vmlinuz-"$series".*-amd64 | sort -V | tail -n1 | sed 's,.*/vmlinuz-,,')" >/dev/null
+		RESSD_KERNEL=$series ressd_debian_kver >/dev/null ||
+			ressd_die "no Debian $series kernel with matching headers"
+	fi
+done
+if [ "${1:-}" = bench ]; then
+	ressd_writeboost_source >/dev/null || ressd_log "warning: no dm-writeboost source: the bench will skip it"
 fi
 
 # virtme-ng boots the Debian kernel with the host's root file system.
@@ -35,4 +55,4 @@ if ! "$RESSD_VENV/bin/vng" --version >/dev/null 2>&1; then
 	"$RESSD_VENV/bin/pip" install -q --upgrade pip >/dev/null
 	"$RESSD_VENV/bin/pip" install -q virtme-ng
 fi
-ressd_log "dependencies ready (Debian kernel $kver)"
+ressd_log "dependencies ready (Debian kernels $(RESSD_KERNEL=6.1 ressd_debian_kver) and $(RESSD_KERNEL=6.12 ressd_debian_kver))"

@@ -68,7 +68,7 @@ ressd_apt_install "${pkgs[@]}" || fail_early "could not install ${pkgs[*]}"
 
 # ---- build ----
 ksrc=
-if ver=$(ressd_source_version) && [ -e "$RESSD_CACHE/linux-source-$ver/.extracted" ]; then
+if ver=$(ressd_source_version 6.1) && [ -e "$RESSD_CACHE/linux-source-$ver/.extracted" ]; then
 	ksrc=$RESSD_CACHE/linux-source-$ver	# already extracted for the UML kernel
 fi
 ressd_log "building the fuzz targets into $OUT"

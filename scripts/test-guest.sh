@@ -5,8 +5,13 @@
 #   scripts/test-guest.sh uml   [test ...]   UML debug kernel (KASAN, lockdep)
 #   scripts/test-guest.sh kunit              KUnit suites in the UML kernel
 #
+# The kernel is of the series RESSD_KERNEL (6.1 by default, or 6.12): the
+# Debian image of that series for vm, the UML kernel built from its
+# linux-source for uml and kunit, and the modules built against that very
+# kernel.  The layer is named <kind>-<series> (vm-6.1, kunit-6.12, ...).
+#
 # Tests default to every tests/functional/*.sh.  Prints one line per test and a
-# closing "N passed, N failed"; writes the counts to .out/<kind>/counts; exits
+# closing "N passed, N failed"; writes the counts to .out/<layer>/counts; exits
 # non-zero on any failure.  Guests take $RESSD_VM_LOCK, one at a time.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -14,6 +19,7 @@ set -uo pipefail
 kind=${1:?usage: test-guest.sh vm|uml|kunit [test ...]}
 shift
 case $kind in vm | uml | kunit) ;; *) ressd_die "unknown guest kind $kind" ;; esac
+layer=$kind-$RESSD_KERNEL
 
 tests=()
 for t in "$@"; do
@@ -25,10 +31,10 @@ if [ $kind != kunit ] && [ ${#tests[@]} -eq 0 ]; then
 	tests=("$RESSD_TOP"/tests/functional/*.sh)
 fi
 
-# RESSD_OUT_NAME: another directory under .out (default: the kind);
+# RESSD_OUT_NAME: another directory under .out (default: the layer);
 # RESSD_KEEP_DISKS=1 keeps its scratch disks from the previous boot (a
 # guest killed and booted again on the same disks: scripts/vmkill.sh).
-out=$RESSD_TOP/.out/${RESSD_OUT_NAME:-$kind}
+out=$RESSD_TOP/.out/${RESSD_OUT_NAME:-$layer}
 res=$out/results
 if [ "${RESSD_KEEP_DISKS:-0}" = 1 ]; then
 	rm -rf "$res" "$out/counts" "$out/build"
@@ -39,9 +45,9 @@ mkdir -p "$res"
 
 fail_all() {	# <reason>: every planned test fails with it
 	local t
-	ressd_fail "$kind" "$1"
+	ressd_fail "$layer" "$1"
 	for t in "${tests[@]}"; do
-		ressd_fail "$kind" "$(basename "$t" .sh): not run"
+		ressd_fail "$layer" "$(basename "$t" .sh): not run"
 	done
 	ressd_report "$out/counts"
 	exit $?
@@ -75,7 +81,7 @@ truncate -s "${RESSD_DISK_B_SIZE:-512M}" "$out/disk-b.img"
 
 # 3. Boot.  Test settings (CRASH_*, RESSD_TEST_TIMEOUT) are passed into the guest.
 genv=$(env | grep -E '^(CRASH_[A-Z0-9_]+|SOAK_[A-Z0-9_]+|PROBE_[A-Z0-9_]+|CORRUPT_[A-Z0-9_]+|TABLE_FUZZ_[A-Z0-9_]+|VMKILL_[A-Z0-9_]+|POWERCUT_[A-Z0-9_]+|STABLE_[A-Z0-9_]+|RESSD_TEST_TIMEOUT)=[A-Za-z0-9_.:-]*$' | tr '\n' ' ')
-ressd_log "booting the $kind guest (${#tests[@]} tests)"
+ressd_log "booting the $layer guest (${#tests[@]} tests)"
 start=$(date +%s)
 # The guest's command is a script in $out, never the kernel's command line:
 # virtme-ng passes --exec there, and a long list of tests overran the
@@ -95,7 +101,7 @@ ressd_log "guest ran $(( $(date +%s) - start )) s (exit $grc)"
 
 touch "$res/results.txt"
 if ! grep -q '^GUEST-DONE' "$res/results.txt"; then
-	ressd_fail "$kind" "guest: did not finish (exit $grc; see $out/console.log)"
+	ressd_fail "$layer" "guest: did not finish (exit $grc; see $out/console.log)"
 	tail -n 15 "$out/console.log" | sed 's/^/    /'
 fi
 
@@ -103,10 +109,17 @@ fi
 if [ $kind = kunit ]; then
 	src=$(ressd_source_tree)
 	if ! grep -q '^INSMOD 0 ' "$res/results.txt"; then
-		ressd_fail kunit "loading the modules with the KUnit suites failed"
+		ressd_fail "$layer" "loading the modules with the KUnit suites failed"
 	fi
-	# Suites loaded from a module print no top-level KTAP header: add it.
-	sed 's/^\[[^]]*\] //' "$res/kunit.dmesg" | sed -n '/^    KTAP version/,$p' >"$out/ktap.body"
+	# One KTAP document of every suite: from the first header on, each
+	# module's own top-level header (6.12 prints one per module, 6.1 none)
+	# dropped, the suites' top-level results numbered in order, and one
+	# header for all of them.
+	sed 's/^\[[^]]*\] //' "$res/kunit.dmesg" |
+		sed -n '/^\( \{4\}\)\{0,1\}KTAP version/,$p' |
+		awk '/^KTAP version/ || /^1\.\.[0-9]+$/ { next }
+			/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") }
+			{ print }' >"$out/ktap.body"
 	{
 		echo "KTAP version 1"
 		echo "1..$(grep -cE '^(not )?ok [0-9]+ ' "$out/ktap.body")"
@@ -122,12 +135,12 @@ if [ $kind = kunit ]; then
 	RESSD_PASSED=$((RESSD_PASSED + ${p:-0}))
 	RESSD_FAILED=$((RESSD_FAILED + ${f:-0} + ${c:-0}))
 	if [ -z "$line" ] || [ "${p:-0}" -eq 0 ]; then
-		ressd_fail kunit "KTAP: no test result parsed (kunit.py exit $prc)"
+		ressd_fail "$layer" "KTAP: no test result parsed (kunit.py exit $prc)"
 	elif [ $prc -ne 0 ] && [ $((${f:-0} + ${c:-0})) -eq 0 ]; then
-		ressd_fail kunit "kunit.py parse exited $prc"
+		ressd_fail "$layer" "kunit.py parse exited $prc"
 	fi
 	if bad=$(sed -n '/KTAP version/,$p' "$res/kunit.dmesg" | ressd_kernel_log_bad); then
-		ressd_fail kunit "kernel log: $bad"
+		ressd_fail "$layer" "kernel log: $bad"
 	fi
 	ressd_report "$out/counts"
 	exit $?
@@ -139,16 +152,16 @@ for t in "${tests[@]}"; do
 	line=$(grep -m1 -E "^(PASS|FAIL) $name " "$res/results.txt")
 	case $line in
 	PASS*)
-		ressd_pass "$kind" "$name ($(cut -d' ' -f3 <<<"$line") s)" ;;
+		ressd_pass "$layer" "$name ($(cut -d' ' -f3 <<<"$line") s)" ;;
 	FAIL*)
-		ressd_fail "$kind" "$name ($(cut -d' ' -f3 <<<"$line") s): $(cut -d' ' -f4- <<<"$line")"
+		ressd_fail "$layer" "$name ($(cut -d' ' -f3 <<<"$line") s): $(cut -d' ' -f4- <<<"$line")"
 		tail -n 15 "$res/$name.log" 2>/dev/null | sed 's/^/    /' ;;
 	*)
-		ressd_fail "$kind" "$name: no result (guest died or timed out)" ;;
+		ressd_fail "$layer" "$name: no result (guest died or timed out)" ;;
 	esac
 done
 # Failures outside any one test: loading or unloading the module.
 while read -r line; do
-	ressd_fail "$kind" "$line"
+	ressd_fail "$layer" "$line"
 done < <(grep -E '^FAIL (insmod|rmmod|module-unload) ' "$res/results.txt")
 ressd_report "$out/counts"

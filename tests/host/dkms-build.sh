@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The DKMS package: dkms.conf agrees with VERSION and with Kbuild, and DKMS
-# adds, builds, installs and removes it for the Debian kernel in throwaway
-# trees (scripts/dkms.sh test; the machine's DKMS state is left as it was).
+# adds, builds, installs and removes it for each Debian kernel the tests run
+# (6.1 and 6.12; or the <kver> given) in throwaway trees (scripts/dkms.sh
+# test; the machine's DKMS state is left as it was).
 # Runs on the host; installs the dkms package when it is missing (root).
 # Prints what it checks; exits non-zero on the first failure.
 #
@@ -55,12 +56,23 @@ if [ -z "$want" ] || [ "$want" != "$have" ]; then
 fi
 echo "ok: dkms.conf lists the modules Kbuild builds: $have"
 
-out=$(bash "$top/scripts/dkms.sh" test "$@" 2>&1)
-rc=$?
-printf '%s\n' "$out" | sed 's/^/    /'
-[ $rc -eq 0 ] || fail "scripts/dkms.sh test exited $rc"
-grep -q '^PASS ' <<<"$out" || fail "scripts/dkms.sh test did not pass"
-grep -q '^neither dm-ftlsim nor the KUnit suites' <<<"$out" ||
-	fail "scripts/dkms.sh test did not check that dm-ftlsim is left out"
-echo "ok: dm-ftlsim and the KUnit suites are not in the package"
-echo "ok: dkms add, build, install and remove of dm-ressd $ver"
+. "$top/scripts/common.sh"
+kvers=("$@")
+if [ ${#kvers[@]} -eq 0 ]; then
+	for series in 6.1 6.12; do
+		k=$(RESSD_KERNEL=$series ressd_debian_kver) ||
+			fail "no Debian $series kernel with headers (run scripts/deps.sh)"
+		kvers+=("$k")
+	done
+fi
+for k in "${kvers[@]}"; do
+	out=$(bash "$top/scripts/dkms.sh" test "$k" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/    /'
+	[ $rc -eq 0 ] || fail "scripts/dkms.sh test $k exited $rc"
+	grep -q '^PASS ' <<<"$out" || fail "scripts/dkms.sh test $k did not pass"
+	grep -q '^neither dm-ftlsim nor the KUnit suites' <<<"$out" ||
+		fail "scripts/dkms.sh test $k did not check that dm-ftlsim is left out"
+	echo "ok: dm-ftlsim and the KUnit suites are not in the package for $k"
+	echo "ok: dkms add, build, install and remove of dm-ressd $ver for $k"
+done

@@ -548,7 +548,7 @@ ok "the format rule (both copies zero formats, copy A zero alone loads copy B), 
 # ---- against the kernel's replay: tests/fuzz's seed logs ----
 fz=$tmp/fuzz
 ksrc=
-if ver=$(ressd_source_version) && [ -e "$RESSD_CACHE/linux-source-$ver/.extracted" ]; then
+if ver=$(ressd_source_version 6.1) && [ -e "$RESSD_CACHE/linux-source-$ver/.extracted" ]; then
 	ksrc=$RESSD_CACHE/linux-source-$ver
 fi
 { make -s -C "$top/tests/fuzz" OUT="$fz" KSRC="$ksrc" "$fz/linux/.stamp" &&
