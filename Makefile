@@ -68,7 +68,7 @@ install: modules tools
 	$(MAKE) -C tools/ressdsetup install
 
 deps:
-	$(SH) scripts/deps.sh
+	$(SH) scripts/deps.sh test
 
 check:
 	$(SH) scripts/check.sh

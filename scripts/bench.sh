@@ -102,8 +102,11 @@ if [[ " $stacks " == *" writeboost "* ]]; then
 	fi
 fi
 
-wb_src=$(ressd_writeboost_source 2>/dev/null) || wb_src=
-envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$(basename "$wb_src")'"
+wb_version=
+if [ -n "$wb_ko" ] && wb_src=$(ressd_writeboost_source 2>/dev/null); then
+	wb_version=$(basename "$wb_src")
+fi
+envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$wb_version'"
 for v in $(compgen -v | grep -E '^(BENCH_|BCACHE_|RESSD_OPTS|WC_OPTS|WB_OPTS)'); do
 	case $v in BENCH_WB_KO | BENCH_WB_VERSION | BENCH_PRESETS) continue ;; esac
 	envs+=" $v='${!v}'"

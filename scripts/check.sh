@@ -32,8 +32,7 @@ build_check() {	# <name> <kdir> [make args]
 	local b=$out/$name
 	ressd_build_modules "$kdir" "$b" "$b.log" "$@" W=1 C=2
 	local rc=$?
-	# Warnings and errors that point into our files.
-	grep -E "^$b/[^:]+:[0-9]+(:[0-9]+)?: (warning|error)" "$b.log" >"$b.warn"
+	ressd_our_warnings "$b" "$b.log" >"$b.warn"
 	[ $rc -eq 0 ] && [ ! -s "$b.warn" ]
 	result $? "$name: W=1 C=2 build with no warnings" "$([ -s "$b.warn" ] && echo "$b.warn" || echo "$b.log")"
 }

@@ -9,7 +9,8 @@
 #                     ressd_writeboost_source, ressd_build_writeboost
 #   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
 #                     ressd_boot_uml (the UML debug kernel), ressd_boot
-#   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad
+#   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad,
+#                     ressd_our_warnings, ressd_kunit_suites, ressd_kunit_judge
 #   reporting         ressd_pass, ressd_fail, ressd_report
 #
 # RESSD_CACHE  where the extracted kernel source, the UML debug kernel and the
@@ -265,6 +266,70 @@ ressd_kernel_log_bad() {
 	local line
 	line=$(grep -h -E "$RESSD_BAD_KERNEL_LOG" "$@" | head -n 1)
 	[ -n "$line" ] && printf '%s\n' "$line"
+}
+
+# ---- judging a build and KUnit's output ----
+
+# ressd_our_warnings <build dir> <log>: the warnings and errors of a build
+# log that point into our files under <build dir> (compared as a fixed
+# string: a kernel release such as 6.12.117+deb12 holds a '+').
+ressd_our_warnings() {
+	awk -v p="$1/" 'index($0, p) == 1 && /^[^:]+:[0-9]+(:[0-9]+)?: (warning|error)/' "$2"
+}
+
+# ressd_kunit_suites: the KUnit suites of the tree, one name a line.
+ressd_kunit_suites() {
+	sed -n 's/^\t\.name = "\([A-Za-z0-9_]*\)",$/\1/p' \
+		"$RESSD_TOP"/tests/kunit/*-test.c "$RESSD_TOP"/tools/ftlsim/*-test.c
+}
+
+# ressd_kunit_judge <layer> <kernel log> <dir> <kunit.py>: judge what the
+# KUnit suites of the tree printed into <kernel log> as they were loaded.
+# One KTAP document is made of it in <dir>/ktap.txt: from the first header
+# on, each module's own top-level header dropped (6.12 prints one per
+# module, 6.1 none), the suites' results numbered in order, and a plan of
+# as many suites as the tree has, so that a suite that printed nothing, or
+# was cut short, is missing from it.  The kernel's kunit.py parses it into
+# <dir>/kunit.txt; every case passed counts in RESSD_PASSED, every case
+# failed, crashed or missing in RESSD_FAILED; a suite of the tree with no
+# result or "not ok", and a kernel log that fails a run, fail <layer> too.
+ressd_kunit_judge() {
+	local layer=$1 log=$2 dir=$3 kunitpy=$4 suites s line p f c prc bad
+	mapfile -t suites < <(ressd_kunit_suites)
+	sed 's/^\[[^]]*\] //' "$log" |
+		sed -n '/^\( \{4\}\)\{0,1\}KTAP version/,$p' |
+		awk '/^KTAP version/ || /^1\.\.[0-9]+$/ { next }
+			/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") }
+			{ print }' >"$dir/ktap.body"
+	{
+		echo "KTAP version 1"
+		echo "1..${#suites[@]}"
+		cat "$dir/ktap.body"
+	} >"$dir/ktap.txt"
+	python3 "$kunitpy" parse "$dir/ktap.txt" >"$dir/kunit.txt" 2>&1
+	prc=$?
+	sed 's/^/    /' "$dir/kunit.txt" | grep -E 'PASSED|FAILED|SKIPPED|CRASHED|Testing complete|ERROR' || true
+	line=$(grep -m1 'Testing complete' "$dir/kunit.txt")
+	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
+	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<<"$line")
+	c=$(sed -n 's/.*\(crashed\|errors\): \([0-9]*\).*/\2/p' <<<"$line")
+	RESSD_PASSED=$((RESSD_PASSED + ${p:-0}))
+	RESSD_FAILED=$((RESSD_FAILED + ${f:-0} + ${c:-0}))
+	if [ -z "$line" ] || [ "${p:-0}" -eq 0 ]; then
+		ressd_fail "$layer" "KTAP: no test result parsed (kunit.py exit $prc)"
+	elif [ $prc -ne 0 ] && [ $((${f:-0} + ${c:-0})) -eq 0 ]; then
+		ressd_fail "$layer" "kunit.py parse exited $prc"
+	fi
+	for s in "${suites[@]}"; do
+		if grep -qE "^not ok [0-9]+ $s( |\$)" "$dir/ktap.body"; then
+			ressd_fail "$layer" "suite $s: not ok"
+		elif ! grep -qE "^ok [0-9]+ $s( |\$)" "$dir/ktap.body"; then
+			ressd_fail "$layer" "suite $s: no result"
+		fi
+	done
+	if bad=$(sed -n '/KTAP version/,$p' "$log" | ressd_kernel_log_bad); then
+		ressd_fail "$layer" "kernel log: $bad"
+	fi
 }
 
 # ---- reporting ----

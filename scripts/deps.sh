@@ -2,19 +2,23 @@
 # Install everything dm-ressd's build, tests, demo and benchmarks need on a
 # Debian 12 machine, as root.  Idempotent: a quick no-op when all is there.
 #
-#   scripts/deps.sh          packages for building and testing
+#   scripts/deps.sh          packages for building, the demo and the tests
+#                            of one kernel (RESSD_KERNEL, 6.1 by default)
+#   scripts/deps.sh test     also the second kernel make test runs on
 #   scripts/deps.sh bench    also the benchmark peers and plotting
 #
-# Both kernels the tests run on are installed, each as image, headers and
-# source: 6.1 (Debian 12's own) and 6.12 (the LTS kernel Debian 12 carries
-# in its archive, linux-*-6.12-amd64).
+# A kernel is installed as image, headers and source: 6.1 (Debian 12's
+# own) always, and 6.12 (the LTS kernel Debian 12 carries in its
+# bookworm-security suite, linux-*-6.12-amd64) for "test" or when
+# RESSD_KERNEL is 6.12.  The 6.12 image is bootable: on a machine that
+# boots through GRUB it becomes the default entry, as any newer kernel
+# installed does.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 pkgs=(
 	build-essential bc flex bison libelf-dev libssl-dev cpio rsync xz-utils kmod
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static
 	dmsetup fio blktrace e2fsprogs util-linux procps gawk jq
 	sparse python3 python3-venv python3-pip python3-matplotlib dkms
@@ -22,11 +26,27 @@ pkgs=(
 if [ "${1:-}" = bench ]; then
 	pkgs+=(f2fs-tools bcache-tools postmark sqlite3)
 fi
+series_list=(6.1)
+if [ "${1:-}" = test ] || [ "$RESSD_KERNEL" = 6.12 ]; then
+	series_list+=(6.12)
+	p612=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
+	if ! apt-cache policy "${p612[@]}" 2>/dev/null | grep -q 'Candidate: [0-9]' &&
+		[ "$(id -u)" = 0 ]; then
+		apt-get update -qq || true
+	fi
+	for p in "${p612[@]}"; do
+		apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' ||
+			dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			ressd_die "no package $p in the apt sources: Debian 12 has the 6.12 kernel in bookworm-security ('deb http://deb.debian.org/debian-security bookworm-security main' in /etc/apt/sources.list)"
+	done
+	pkgs+=("${p612[@]}")
+fi
 
 # dm-writeboost-dkms, which an older deps.sh installed, would fail the
 # installation of the 6.12 image (its DKMS build fails there): the benchmark
 # now unpacks its source instead (ressd_writeboost_source).
 if [ "$(id -u)" = 0 ] && dpkg-query -W -f='${Status}\n' dm-writeboost-dkms 2>/dev/null | grep -q 'ok installed' &&
+	[ ${#series_list[@]} -gt 1 ] &&
 	! dpkg-query -W -f='${Status}\n' linux-image-6.12-amd64 2>/dev/null | grep -q 'ok installed'; then
 	ressd_log "removing dm-writeboost-dkms: its DKMS build would fail the 6.12 kernel's installation"
 	DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq dm-writeboost-dkms >/dev/null
@@ -35,7 +55,7 @@ fi
 ressd_apt_install "${pkgs[@]}" || ressd_die "could not install the packages"
 # The image meta-packages alone pull whichever ABI is newest; make sure the
 # headers for that very image are present as well, in each series.
-for series in 6.1 6.12; do
+for series in "${series_list[@]}"; do
 	if ! kver=$(RESSD_KERNEL=$series ressd_debian_kver); then
 		[ "$(id -u)" = 0 ] || ressd_die "no Debian $series kernel with headers found"
 		apt-get install -y -qq "linux-headers-$(ls /boot/vmlinuz-"$series".*-amd64 | sort -V | tail -n1 | sed 's,.*/vmlinuz-,,')" >/dev/null
@@ -55,4 +75,8 @@ if ! "$RESSD_VENV/bin/vng" --version >/dev/null 2>&1; then
 	"$RESSD_VENV/bin/pip" install -q --upgrade pip >/dev/null
 	"$RESSD_VENV/bin/pip" install -q virtme-ng
 fi
-ressd_log "dependencies ready (Debian kernels $(RESSD_KERNEL=6.1 ressd_debian_kver) and $(RESSD_KERNEL=6.12 ressd_debian_kver))"
+kvers=
+for series in "${series_list[@]}"; do
+	kvers+=" $(RESSD_KERNEL=$series ressd_debian_kver)"
+done
+ressd_log "dependencies ready (Debian kernels:$kvers)"

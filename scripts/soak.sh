@@ -13,6 +13,6 @@ export RESSD_GUEST_TIMEOUT=$((SOAK_SECONDS + 1800))
 ressd_log "soak: $SOAK_SECONDS s in the UML debug kernel"
 bash "$RESSD_TOP/scripts/test-guest.sh" uml "$RESSD_TOP/tests/soak/soak.sh"
 rc=$?
-log=$RESSD_TOP/.out/uml/results/soak.log
+log=$RESSD_TOP/.out/uml-$RESSD_KERNEL/results/soak.log
 [ -r "$log" ] && grep -E '^(soak|FAIL)' "$log"
 exit $rc

@@ -111,37 +111,7 @@ if [ $kind = kunit ]; then
 	if ! grep -q '^INSMOD 0 ' "$res/results.txt"; then
 		ressd_fail "$layer" "loading the modules with the KUnit suites failed"
 	fi
-	# One KTAP document of every suite: from the first header on, each
-	# module's own top-level header (6.12 prints one per module, 6.1 none)
-	# dropped, the suites' top-level results numbered in order, and one
-	# header for all of them.
-	sed 's/^\[[^]]*\] //' "$res/kunit.dmesg" |
-		sed -n '/^\( \{4\}\)\{0,1\}KTAP version/,$p' |
-		awk '/^KTAP version/ || /^1\.\.[0-9]+$/ { next }
-			/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") }
-			{ print }' >"$out/ktap.body"
-	{
-		echo "KTAP version 1"
-		echo "1..$(grep -cE '^(not )?ok [0-9]+ ' "$out/ktap.body")"
-		cat "$out/ktap.body"
-	} >"$out/ktap.txt"
-	python3 "$src/tools/testing/kunit/kunit.py" parse "$out/ktap.txt" >"$out/kunit.txt" 2>&1
-	prc=$?
-	sed 's/^/    /' "$out/kunit.txt" | grep -E 'PASSED|FAILED|SKIPPED|CRASHED|Testing complete|ERROR' || true
-	line=$(grep -m1 'Testing complete' "$out/kunit.txt")
-	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
-	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<<"$line")
-	c=$(sed -n 's/.*\(crashed\|errors\): \([0-9]*\).*/\2/p' <<<"$line")
-	RESSD_PASSED=$((RESSD_PASSED + ${p:-0}))
-	RESSD_FAILED=$((RESSD_FAILED + ${f:-0} + ${c:-0}))
-	if [ -z "$line" ] || [ "${p:-0}" -eq 0 ]; then
-		ressd_fail "$layer" "KTAP: no test result parsed (kunit.py exit $prc)"
-	elif [ $prc -ne 0 ] && [ $((${f:-0} + ${c:-0})) -eq 0 ]; then
-		ressd_fail "$layer" "kunit.py parse exited $prc"
-	fi
-	if bad=$(sed -n '/KTAP version/,$p' "$res/kunit.dmesg" | ressd_kernel_log_bad); then
-		ressd_fail "$layer" "kernel log: $bad"
-	fi
+	ressd_kunit_judge "$layer" "$res/kunit.dmesg" "$out" "$src/tools/testing/kunit/kunit.py"
 	ressd_report "$out/counts"
 	exit $?
 fi

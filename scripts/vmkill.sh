@@ -17,7 +17,7 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 kind=${1:-uml}
 cycles=${VMKILL_CYCLES:-3}
-export RESSD_OUT_NAME=vmkill-$kind
+export RESSD_OUT_NAME=vmkill-$kind-$RESSD_KERNEL
 out=$RESSD_TOP/.out/$RESSD_OUT_NAME
 rm -rf "$out"
 mkdir -p "$RESSD_TOP/.out"
