@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 src=$(ressd_source_tree) ||
-	ressd_die "linux-source-$RESSD_KERNEL is not installed (run scripts/deps.sh)"
+	ressd_die "linux-source-$RESSD_KERNEL is not installed (run scripts/deps.sh test)"
 ver=$(ressd_source_version)
 mkdir -p "$RESSD_CACHE"
 frag=$(mktemp "$RESSD_CACHE/kunitconfig.XXXXXX")

@@ -61,7 +61,7 @@ kvers=("$@")
 if [ ${#kvers[@]} -eq 0 ]; then
 	for series in 6.1 6.12; do
 		k=$(RESSD_KERNEL=$series ressd_debian_kver) ||
-			fail "no Debian $series kernel with headers (run scripts/deps.sh)"
+			fail "no Debian $series kernel with headers (run scripts/deps.sh test)"
 		kvers+=("$k")
 	done
 fi
