@@ -37,7 +37,7 @@ build_check() {	# <name> <kdir> [make args]
 	result $? "$name: W=1 C=2 build with no warnings" "$([ -s "$b.warn" ] && echo "$b.warn" || echo "$b.log")"
 }
 
-for series in 6.1 6.12; do
+for series in "${RESSD_KERNELS[@]}"; do
 	if kver=$(RESSD_KERNEL=$series ressd_debian_kver); then
 		build_check "debian-$kver" "/usr/src/linux-headers-$kver"
 	else

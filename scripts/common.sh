@@ -4,7 +4,8 @@
 # tests/bench/lib.sh), so it has no side effect when sourced.
 #
 #   settings          RESSD_TOP, RESSD_CACHE, RESSD_VENV, RESSD_VM_LOCK
-#   packages          ressd_apt_install, ressd_debian_kver, ressd_source_tree
+#   packages          ressd_pkg_installed, ressd_apt_install, RESSD_KERNELS,
+#                     ressd_debian_kver, ressd_source_tree
 #   building          ressd_build_modules, ressd_build_bench_modules,
 #                     ressd_writeboost_source, ressd_build_writeboost
 #   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
@@ -27,14 +28,18 @@ RESSD_VM_LOCK=${RESSD_VM_LOCK:-/tmp/dm-ressd-vm.lock}
 ressd_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 ressd_die() { ressd_log "error: $*"; exit 1; }
 
+# ressd_pkg_installed <package>: true when the Debian package is installed.
+ressd_pkg_installed() {
+	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
 # ressd_apt_install <package>...: install the Debian packages that are
 # missing (as root; apt-get update first).  Returns non-zero, with the reason
 # on stderr, when some are missing and cannot be installed.
 ressd_apt_install() {
 	local p missing=()
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-			missing+=("$p")
+		ressd_pkg_installed "$p" || missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
 	if [ "$(id -u)" != 0 ]; then
@@ -55,6 +60,8 @@ ressd_apt_install() {
 # beside it (6.12 from bookworm's archive) is never taken by surprise: the
 # module is always built for the very release the guest boots.
 RESSD_KERNEL=${RESSD_KERNEL:-6.1}
+# The kernel series the tests run on (scripts/deps.sh test installs them all).
+RESSD_KERNELS=(6.1 6.12)
 ressd_debian_kver() {
 	local k best=
 	for k in /usr/src/linux-headers-"$RESSD_KERNEL".*-amd64; do

@@ -27,41 +27,46 @@ if [ "${1:-}" = bench ]; then
 	pkgs+=(f2fs-tools bcache-tools postmark sqlite3)
 fi
 series_list=(6.1)
-if [ "${1:-}" = test ] || [ "$RESSD_KERNEL" = 6.12 ]; then
+p612=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
+if [ "${1:-}" = test ]; then
+	series_list=("${RESSD_KERNELS[@]}")
+elif [ "$RESSD_KERNEL" = 6.12 ]; then
 	series_list+=(6.12)
-	p612=(linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12)
-	if ! apt-cache policy "${p612[@]}" 2>/dev/null | grep -q 'Candidate: [0-9]' &&
-		[ "$(id -u)" = 0 ]; then
-		apt-get update -qq || true
-	fi
-	for p in "${p612[@]}"; do
-		apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' ||
-			dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			ressd_die "no package $p in the apt sources: Debian 12 has the 6.12 kernel in bookworm-security ('deb http://deb.debian.org/debian-security bookworm-security main' in /etc/apt/sources.list)"
-	done
+fi
+if [ ${#series_list[@]} -gt 1 ]; then
 	pkgs+=("${p612[@]}")
 fi
 
 # dm-writeboost-dkms, which an older deps.sh installed, would fail the
 # installation of the 6.12 image (its DKMS build fails there): the benchmark
 # now unpacks its source instead (ressd_writeboost_source).
-if [ "$(id -u)" = 0 ] && dpkg-query -W -f='${Status}\n' dm-writeboost-dkms 2>/dev/null | grep -q 'ok installed' &&
-	[ ${#series_list[@]} -gt 1 ] &&
-	! dpkg-query -W -f='${Status}\n' linux-image-6.12-amd64 2>/dev/null | grep -q 'ok installed'; then
+if [ "$(id -u)" = 0 ] && ressd_pkg_installed dm-writeboost-dkms &&
+	[ ${#series_list[@]} -gt 1 ] && ! ressd_pkg_installed linux-image-6.12-amd64; then
 	ressd_log "removing dm-writeboost-dkms: its DKMS build would fail the 6.12 kernel's installation"
 	DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq dm-writeboost-dkms >/dev/null
 fi
 
-ressd_apt_install "${pkgs[@]}" || ressd_die "could not install the packages"
+if ! ressd_apt_install "${pkgs[@]}"; then
+	# As root, apt-get update has run by now: a 6.12 package with no
+	# candidate means the suite that carries it is missing.
+	for p in "${p612[@]}"; do
+		[ ${#series_list[@]} -gt 1 ] && [ "$(id -u)" = 0 ] && ! ressd_pkg_installed "$p" &&
+			! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' &&
+			ressd_die "no package $p in the apt sources: Debian 12 has the 6.12 kernel in bookworm-security ('deb http://deb.debian.org/debian-security bookworm-security main' in /etc/apt/sources.list)"
+	done
+	ressd_die "could not install the packages"
+fi
 # The image meta-packages alone pull whichever ABI is newest; make sure the
 # headers for that very image are present as well, in each series.
+kvers=
 for series in "${series_list[@]}"; do
 	if ! kver=$(RESSD_KERNEL=$series ressd_debian_kver); then
 		[ "$(id -u)" = 0 ] || ressd_die "no Debian $series kernel with headers found"
 		apt-get install -y -qq "linux-headers-$(ls /boot/vmlinuz-"$series".*-amd64 | sort -V | tail -n1 | sed 's,.*/vmlinuz-,,')" >/dev/null
-		RESSD_KERNEL=$series ressd_debian_kver >/dev/null ||
+		kver=$(RESSD_KERNEL=$series ressd_debian_kver) ||
 			ressd_die "no Debian $series kernel with matching headers"
 	fi
+	kvers+=" $kver"
 done
 if [ "${1:-}" = bench ]; then
 	ressd_writeboost_source >/dev/null || ressd_log "warning: no dm-writeboost source: the bench will skip it"
@@ -75,8 +80,4 @@ if ! "$RESSD_VENV/bin/vng" --version >/dev/null 2>&1; then
 	"$RESSD_VENV/bin/pip" install -q --upgrade pip >/dev/null
 	"$RESSD_VENV/bin/pip" install -q virtme-ng
 fi
-kvers=
-for series in "${series_list[@]}"; do
-	kvers+=" $(RESSD_KERNEL=$series ressd_debian_kver)"
-done
 ressd_log "dependencies ready (Debian kernels:$kvers)"

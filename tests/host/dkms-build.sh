@@ -59,7 +59,7 @@ echo "ok: dkms.conf lists the modules Kbuild builds: $have"
 . "$top/scripts/common.sh"
 kvers=("$@")
 if [ ${#kvers[@]} -eq 0 ]; then
-	for series in 6.1 6.12; do
+	for series in "${RESSD_KERNELS[@]}"; do
 		k=$(RESSD_KERNEL=$series ressd_debian_kver) ||
 			fail "no Debian $series kernel with headers (run scripts/deps.sh test)"
 		kvers+=("$k")
