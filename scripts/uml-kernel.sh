@@ -5,6 +5,15 @@
 # linux-source of the series RESSD_KERNEL (6.1 or 6.12).  Prints the build
 # directory.  The cache key is the linux-source package version and a hash
 # of the configuration fragment.
+#
+# UML saves and restores its processes' FPU state through ptrace with a
+# buffer of a size fixed at build time, 2696 bytes (the XSAVE area of an
+# AVX-512 CPU), and the host refuses any size but its own with EFAULT: on a
+# CPU with AMX (11008 bytes) every UML process dies at once ("ptrace set fp
+# regs failed, errno = 14").  So the host's size is measured
+# (tests/uml/xstate-size.c) and, where it differs, UML is built for it, with
+# 64 KiB kernel stacks since the buffer also sits in each stack's
+# thread_info; the fragment records the size, so that the key follows it.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -17,6 +26,14 @@ trap 'rm -f "$frag"' EXIT
 cat "$RESSD_TOP/tests/uml/debug.config" >"$frag"
 extra=$RESSD_TOP/tests/uml/debug-$RESSD_KERNEL.config
 [ -e "$extra" ] && cat "$extra" >>"$frag"
+xstate=2696
+xs=$RESSD_CACHE/xstate-size
+gcc -O2 -o "$xs" "$RESSD_TOP/tests/uml/xstate-size.c" && xstate=$("$xs") ||
+	ressd_log "warning: could not measure the XSAVE area; UML assumes 2696 bytes"
+if [ "$xstate" != 2696 ]; then
+	sed -i '/^CONFIG_KERNEL_STACK_ORDER=/d' "$frag"
+	printf '# the host XSAVE area: %s bytes\nCONFIG_KERNEL_STACK_ORDER=4\n' "$xstate" >>"$frag"
+fi
 hash=$(sha256sum "$frag" | cut -c1-12)
 build=$RESSD_CACHE/uml-$ver-$hash
 
@@ -26,6 +43,10 @@ if [ ! -e "$build/.done" ]; then
 	ressd_log "building the UML debug kernel $ver in $build (cold: several minutes)"
 	start=$(date +%s)
 	mkdir -p "$build"
+	sed -i "s/DEFINE_LONGS(HOST_FP_SIZE, [0-9]*);/DEFINE_LONGS(HOST_FP_SIZE, $xstate);/" \
+		"$src/arch/x86/um/user-offsets.c"
+	grep -q "DEFINE_LONGS(HOST_FP_SIZE, $xstate);" "$src/arch/x86/um/user-offsets.c" ||
+		ressd_die "cannot set UML's FPU state size in $src/arch/x86/um/user-offsets.c"
 	(cd "$src" && python3 tools/testing/kunit/kunit.py build --arch=um \
 		--kunitconfig="$frag" --build_dir="$build" --jobs="$(nproc)") >"$build/build.log" 2>&1 ||
 		{ tail -n 40 "$build/build.log" >&2; ressd_die "UML kernel build failed (log: $build/build.log)"; }
