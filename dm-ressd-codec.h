@@ -17,6 +17,7 @@
 
 #include "dm-ressd-format.h"
 #include "dm-ressd-limits.h"
+#include "dm-ressd-plan.h"
 
 struct ressd_index;
 
@@ -50,6 +51,7 @@ struct ressd_tunables {
 	unsigned int high_watermark;	/* percent of the log: mover starts */
 	unsigned int low_watermark;	/* percent of the log: mover stops */
 	unsigned int mover_batch;	/* sectors per mover write */
+	struct ressd_devmodel dev_model;	/* what the device charges */
 };
 
 /* Their defaults and ranges are in dm-ressd-limits.h. */

@@ -669,6 +669,7 @@ static void ressd_lw_add(struct ressd_log_write *w, struct page *page,
 	__bio_add_page(w->bio, page, len, off);
 added:
 	w->sector += len >> SECTOR_SHIFT;
+	atomic64_add(len, &rc->dev_write_bytes);
 }
 
 static void ressd_lw_add_bios(struct ressd_log_write *w, struct bio_list *list)

@@ -79,6 +79,7 @@ static int __ressd_meta_write_copy(struct ressd_c *rc, u64 location,
 		DMERR("writing superblock %llu failed: %d", location, r);
 	else
 		atomic64_inc(&rc->metadata_commits);
+	atomic64_add(RESSD_BLOCK_SIZE, &rc->dev_write_bytes);
 	return r;
 }
 

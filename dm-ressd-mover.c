@@ -213,6 +213,7 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 		for (i = first; i < first + len; i++)
 			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
 		ressd_mover_submit(&w, bio);
+		atomic64_add(len * RESSD_BLOCK_SIZE, &rc->dev_write_bytes);
 		moved += len;
 		bios++;
 	}

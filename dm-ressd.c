@@ -55,6 +55,7 @@ void ressd_default_tunables(struct ressd_tunables *t)
 	t->high_watermark = RESSD_DEF_HIGH_WATERMARK;
 	t->low_watermark = RESSD_DEF_LOW_WATERMARK;
 	t->mover_batch = RESSD_DEF_MOVER_BATCH;
+	memset(&t->dev_model, 0, sizeof(t->dev_model));	/* none */
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_default_tunables);
 
@@ -76,6 +77,56 @@ static int ressd_parse_uint(const char *s, unsigned int *out)
 		return -EINVAL;
 	return 0;
 }
+
+/*
+ * A device cost model: "none", or its RESSD_DM_FIELDS numbers separated by
+ * colons (struct ressd_devmodel, in its order).  One word, so that a
+ * message sets the whole model at once, and free of ',' and '=', so that
+ * the IMA status stays key=value pairs.
+ */
+int ressd_parse_devmodel(const char *s, struct ressd_devmodel *m)
+{
+	char buf[RESSD_DM_FIELDS * 11], *p, *field;
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
+
+	if (!s)
+		return -EINVAL;
+	if (!strcasecmp(s, "none")) {
+		memset(m, 0, sizeof(*m));
+		return 0;
+	}
+	if (strscpy(buf, s, sizeof(buf)) < 0)
+		return -EINVAL;
+	p = buf;
+	for (i = 0; i < RESSD_DM_FIELDS; i++) {
+		field = strsep(&p, ":");
+		if (!field || ressd_parse_uint(field, &v[i]))
+			return -EINVAL;
+	}
+	if (p)
+		return -EINVAL;
+	ressd_devmodel_from_array(m, v);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_parse_devmodel);
+
+/* The table's form of a model, as ressd_parse_devmodel() reads it. */
+void ressd_format_devmodel(const struct ressd_devmodel *m, char *buf, size_t len)
+{
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
+	size_t n = 0;
+
+	if (!ressd_devmodel_set(m)) {
+		strscpy(buf, "none", len);
+		return;
+	}
+	ressd_devmodel_to_array(m, v);
+	for (i = 0; i < RESSD_DM_FIELDS; i++)
+		n += scnprintf(buf + n, len - n, "%s%u", i ? ":" : "", v[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_format_devmodel);
 
 /*
  * One optional argument.  Each value is checked on its own here; the
@@ -129,6 +180,20 @@ int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
 			return -EINVAL;
 		}
 		t->mover_batch = v;
+	} else if (!strcasecmp(key, "dev_model")) {
+		struct ressd_devmodel m;
+		const char *why;
+
+		if (ressd_parse_devmodel(value, &m)) {
+			*error = "Invalid dev_model";
+			return -EINVAL;
+		}
+		why = ressd_devmodel_check(&m);
+		if (why) {
+			*error = why;
+			return -EINVAL;
+		}
+		t->dev_model = m;
 	} else {
 		*error = "Unknown optional argument";
 		return -EINVAL;
@@ -179,6 +244,12 @@ const char *ressd_check_geometry(const struct ressd_geometry *g)
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_check_geometry);
 
+/* The optional arguments' keys: each may be given once. */
+static const char *const ressd_opt_keys[] = {
+	"small_write_max", "high_watermark", "low_watermark", "mover_batch",
+	"dev_model",
+};
+
 /* Optional arguments: "<#opt_args> key value ...". */
 static int ressd_parse_opt_args(struct dm_arg_set *as, struct ressd_tunables *t,
 				char **error)
@@ -191,9 +262,10 @@ static int ressd_parse_opt_args(struct dm_arg_set *as, struct ressd_tunables *t,
 		return 0;
 	/*
 	 * Not dm_read_arg_group(): its sscanf("%u") wraps 2^32 + 2 to 2.
-	 * Four keys, each at most once: at most 8 words.
+	 * Each key at most once: at most two words per key.
 	 */
-	if (ressd_parse_uint(dm_shift_arg(as), &argc) || argc > 8 ||
+	if (ressd_parse_uint(dm_shift_arg(as), &argc) ||
+	    argc > 2 * ARRAY_SIZE(ressd_opt_keys) ||
 	    argc > as->argc) {
 		*error = "Invalid number of optional arguments";
 		return -EINVAL;
@@ -213,15 +285,11 @@ static int ressd_parse_opt_args(struct dm_arg_set *as, struct ressd_tunables *t,
 			*error = (char *)err;
 			return r;
 		}
-		/* ressd_parse_tunable() accepted the key, so it is one of four. */
-		if (!strcasecmp(key, "small_write_max"))
-			bit = 1;
-		else if (!strcasecmp(key, "high_watermark"))
-			bit = 2;
-		else if (!strcasecmp(key, "low_watermark"))
-			bit = 4;
-		else
-			bit = 8;
+		/* ressd_parse_tunable() accepted the key: it is in the list. */
+		for (bit = 0; bit < ARRAY_SIZE(ressd_opt_keys); bit++)
+			if (!strcasecmp(key, ressd_opt_keys[bit]))
+				break;
+		bit = 1U << bit;
 		if (seen & bit) {
 			*error = "Duplicate optional argument";
 			return -EINVAL;
@@ -489,6 +557,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 {
 	u64 block = ressd_block_of(dm_target_offset(rc->ti, bio->bi_iter.bi_sector));
 	u64 nr = ressd_block_of(bio_sectors(bio));
+	unsigned int bytes = bio->bi_iter.bi_size;
 	bool discard = bio_op(bio) == REQ_OP_DISCARD;
 	/* Once logged, the bio may complete as soon as rc->lock is dropped. */
 	bool fua = bio->bi_opf & (REQ_FUA | REQ_PREFLUSH);
@@ -510,7 +579,9 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 
 	switch (op) {
 	case RESSD_MAP_LOGGED:
+		/* The log write counts its own bytes (ressd_lw_add()). */
 		atomic64_inc(&rc->redirected_writes);
+		atomic64_add(bytes, &rc->user_write_bytes);
 		/*
 		 * Seal at the end of the burst, or now without a plug.  A FUA
 		 * write's record is sealed already (with FUA).
@@ -524,8 +595,11 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	case RESSD_MAP_DEFER:
 		return DM_MAPIO_SUBMITTED;
 	case RESSD_MAP_HOME:
-		if (!discard)
+		if (!discard) {
 			atomic64_inc(&rc->direct_writes);
+			atomic64_add(bytes, &rc->user_write_bytes);
+			atomic64_add(bytes, &rc->dev_write_bytes);
+		}
 		ressd_remap_home(rc, bio);
 		return DM_MAPIO_REMAPPED;
 	default:
@@ -915,9 +989,11 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 			 unsigned int maxlen)
 {
 	struct ressd_c *rc = ti->private;
+	char model[RESSD_DM_FIELDS * 11];
 	struct ressd_tunables t;
 	enum ressd_mode mode;
 	unsigned int sz = 0;
+	bool has_model;
 	u64 mapped, used;
 
 	spin_lock_irq(&rc->lock);
@@ -928,6 +1004,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	mapped = rc->index.mapped;
 	spin_unlock(&rc->index.lock);
 	spin_unlock_irq(&rc->lock);
+	has_model = ressd_devmodel_set(&t.dev_model);
+	ressd_format_devmodel(&t.dev_model, model, sizeof(model));
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -943,20 +1021,26 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       ressd_mode_name(mode));
 		/*
 		 * Extras: small writes sent home because the log was full,
-		 * and the mover's pauses for foreground I/O.
+		 * the mover's pauses for foreground I/O, and the bytes the
+		 * users wrote and the target wrote to its devices.
 		 */
-		DMEMIT(" %lld %lld", atomic64_read(&rc->full_writes),
-		       atomic64_read(&rc->mover_yields));
+		DMEMIT(" %lld %lld %lld %lld", atomic64_read(&rc->full_writes),
+		       atomic64_read(&rc->mover_yields),
+		       atomic64_read(&rc->user_write_bytes),
+		       atomic64_read(&rc->dev_write_bytes));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
 		       (unsigned long long)rc->geo.origin_offset,
 		       rc->log_dev->name, (unsigned long long)rc->geo.log_offset,
 		       (unsigned long long)rc->geo.log_sectors);
-		DMEMIT(" 8 small_write_max %u high_watermark %u", t.small_write_max,
-		       t.high_watermark);
+		/* A key at its default is left out only where 0.2 had none. */
+		DMEMIT(" %u small_write_max %u high_watermark %u", has_model ? 10 : 8,
+		       t.small_write_max, t.high_watermark);
 		DMEMIT(" low_watermark %u mover_batch %u", t.low_watermark,
 		       t.mover_batch);
+		if (has_model)
+			DMEMIT(" dev_model %s", model);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -967,8 +1051,11 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       (unsigned long long)rc->geo.log_sectors);
 		DMEMIT(",small_write_max=%u,high_watermark=%u", t.small_write_max,
 		       t.high_watermark);
-		DMEMIT(",low_watermark=%u,mover_batch=%u,mode=%s;", t.low_watermark,
-		       t.mover_batch, ressd_mode_name(mode));
+		DMEMIT(",low_watermark=%u,mover_batch=%u", t.low_watermark,
+		       t.mover_batch);
+		if (has_model)
+			DMEMIT(",dev_model=%s", model);
+		DMEMIT(",mode=%s;", ressd_mode_name(mode));
 		break;
 	}
 }
@@ -1290,7 +1377,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 2, 0},
+	.version = {0, 3, 0},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

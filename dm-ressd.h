@@ -310,6 +310,8 @@ struct ressd_c {
 	atomic64_t metadata_commits;
 	atomic64_t full_writes;		/* small writes sent home: log full */
 	atomic64_t deferred_bios;	/* bios map() handed to the worker */
+	atomic64_t user_write_bytes;	/* data the target's users wrote */
+	atomic64_t dev_write_bytes;	/* data the target wrote to its devices */
 };
 
 /* Run the target's worker (any context). */
@@ -351,6 +353,13 @@ void ressd_default_tunables(struct ressd_tunables *t);
 const char *ressd_check_geometry(const struct ressd_geometry *g);
 /* Parse a sector count or offset; 0 or -EINVAL (pure). */
 int ressd_parse_sector(const char *s, sector_t *out);
+/*
+ * A dev_model value: "none" or its colon-separated numbers; 0 or -EINVAL.
+ * Its ranges are ressd_devmodel_check()'s (pure).
+ */
+int ressd_parse_devmodel(const char *s, struct ressd_devmodel *m);
+/* Its table form into @buf (RESSD_DM_FIELDS * 11 bytes suffice; pure). */
+void ressd_format_devmodel(const struct ressd_devmodel *m, char *buf, size_t len);
 /*
  * A small write went into the open record: have the end of the caller's
  * burst (its plug flushed) write it.  False when the caller has no plug.

@@ -30,7 +30,25 @@ for bad in "set high_watermark 60" "set high_watermark 0" "set low_watermark 99"
 	echo "ok: refused '$bad'"
 done
 
-note "a reload with the table status keeps the tunables"
+note "a device model set by message: in the table, kept by a reload, dropped by 'none'"
+model=4096:0:4:50000:47900:436600:2000000:441000:41000:0:0
+dmsetup message ms 0 set dev_model $model || fail "set dev_model"
+table | grep -q " 10 $want dev_model $model\$" || fail "dev_model not in the table: $(table)"
+before=$(table)
+for bad in "set dev_model 4096:0:4" "set dev_model 4100:0:4:50000:47900:436600:2000000:441000:41000:0:0" \
+	"set dev_model" "set dev_model none extra"; do
+	# shellcheck disable=SC2086
+	if dmsetup message ms 0 $bad 2>/dev/null; then
+		fail "accepted message '$bad'"
+	fi
+	[ "$(table)" = "$before" ] || fail "message '$bad' changed the table"
+done
+
+note "a reload with the table status keeps the tunables and the model"
+dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload
+[ "$(table)" = "$before" ] || fail "after reload: $(table), before: $before"
+dmsetup message ms 0 set dev_model none || fail "set dev_model none"
+table | grep -q " 8 $want\$" || fail "dev_model none: $(table)"
 dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload
 table | grep -q "$want" || fail "after reload: $(table)"
 dm_remove ms

@@ -43,7 +43,8 @@ expect_ctr_error "0 $L ressd $A 0 /dev/nonexistent $LOGOFF $LOGSZ" "Error openin
 expect_ctr_error "$base 2x small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 1 small_write_max" "Optional arguments must be key value pairs"
 expect_ctr_error "$base 3 small_write_max 16 high_watermark" "Optional arguments must be key value pairs"
-expect_ctr_error "$base 10 a 1 b 2 c 3 d 4 e 5" "Invalid number of optional arguments"
+expect_ctr_error "$base 12 a 1 b 2 c 3 d 4 e 5 f 6" "Invalid number of optional arguments"
+expect_ctr_error "$base 10 a 1 b 2 c 3 d 4 e 5" "Unknown optional argument"
 expect_ctr_error "$base 4 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 4294967298 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 2 foo 1" "Unknown optional argument"
@@ -62,13 +63,22 @@ expect_ctr_error "$base 2 mover_batch $big" "Invalid mover_batch"
 expect_ctr_error "$base 4 high_watermark 60 high_watermark 70" "Duplicate optional argument"
 expect_ctr_error "$base 4 small_write_max 1024 mover_batch 1024" "small_write_max must be smaller than mover_batch"
 expect_ctr_error "$base 0 extra" "Too many arguments"
+M=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
+expect_ctr_error "$base 2 dev_model 1024:0:8" "Invalid dev_model"
+expect_ctr_error "$base 2 dev_model $M:0" "Invalid dev_model"
+expect_ctr_error "$base 2 dev_model ${M//:/,}" "Invalid dev_model"
+expect_ctr_error "$base 2 dev_model 1020:${M#*:}" "dev_model unit must be 0 or a multiple of 8 sectors from 16 to 131072"
+expect_ctr_error "$base 2 dev_model 1024:1024:${M#*:*:}" "dev_model unit offset must be a multiple of 8 sectors below the unit"
+expect_ctr_error "$base 2 dev_model 1024:0:257:${M#*:*:*:}" "dev_model open units must be at most 256"
+expect_ctr_error "$base 2 dev_model ${M%:0}:1000000001" "dev_model costs must be at most 1000000000 ns"
+expect_ctr_error "$base 4 dev_model none dev_model $M" "Duplicate optional argument"
 
 note "good line, same device"
 dm_create r1 "$base"
 st=$(dmsetup status r1)
 echo "status: $st"
 nf=$(wc -w <<<"$st")
-[ "$nf" -eq 15 ] || fail "status has $nf words, expected 3 + 10 fields + 2 extras"
+[ "$nf" -eq 17 ] || fail "status has $nf words, expected 3 + 10 fields + 4 extras"
 [ "$(status_field r1 1)" = "0/$((LOGSZ / 8 - 2))" ] || fail "log use field: $(status_field r1 1)"
 [ "$(status_field r1 10)" = rw ] || fail "mode field: $(status_field r1 10)"
 t1=$(dmsetup table r1)
@@ -97,6 +107,18 @@ dm_remove r2
 dm_create r2 "$t2b"
 [ "$(dmsetup table r2)" = "$want" ] || fail "re-created table differs"
 dm_remove r2
+
+note "a device model: in the table when set, round-trips, and 'none' is no model"
+dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 dev_model $M"
+want="0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 10 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024 dev_model $M"
+[ "$(dmsetup table r4)" = "$want" ] || fail "table status '$(dmsetup table r4)', expected '$want'"
+dmsetup reload r4 --table "$(dmsetup table r4)" && dmsetup resume r4 || fail "reload with a dev_model"
+[ "$(dmsetup table r4)" = "$want" ] || fail "dev_model changed after reload: $(dmsetup table r4)"
+dm_remove r4
+dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 DEV_MODEL None"
+[ "$(dmsetup table r4)" = "0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024" ] ||
+	fail "dev_model none: $(dmsetup table r4)"
+dm_remove r4
 
 note "optional keys are case-insensitive and in any order"
 dm_create r3 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 4 LOW_WATERMARK 60 High_Watermark 90"

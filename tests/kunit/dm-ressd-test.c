@@ -25,6 +25,12 @@
 
 #define E_SWM RESSD_E_SMALL_WRITE_MAX
 #define E_MB RESSD_E_MOVER_BATCH
+#define E_DM "Invalid dev_model"
+#define E_DMU "dev_model unit must be 0 or a multiple of 8 sectors from 16 to 131072"
+#define E_DMO "dev_model unit offset must be a multiple of 8 sectors below the unit"
+#define E_DMN "dev_model open units must be at most 256"
+#define E_DMC "dev_model costs must be at most 1000000000 ns"
+#define Z12 "000000000001:"		/* a field of 12 digits */
 
 struct tunable_case {
 	const char *key;
@@ -61,6 +67,33 @@ static const struct tunable_case tunable_cases[] = {
 	{ "mover_batch", "8200", false, E_MB },
 	{ "mover_batch", "1028", false, E_MB },
 	{ "mover_batch", "18446744073709551616", false, "Invalid mover_batch" },
+	{ "dev_model", "none", true, NULL },
+	{ "DEV_MODEL", "NONE", true, NULL },
+	{ "dev_model", "1024:0:8:50000:36500:52100:1500000:210000:41000:0:0", true, NULL },
+	{ "dev_model", "0:0:0:50000:31000:62000:1500000:176000:27000:0:0", true, NULL },
+	{ "dev_model", "16:8:256:0:0:0:0:0:0:1000000000:1", true, NULL },
+	{ "dev_model", "131072:131064:1:1:1:1:1:1:1:1:1", true, NULL },
+	{ "dev_model", "0:0:0:0:0:0:0:0:0:0:0", true, NULL },
+	{ "dev_model", "1024:0:8:50000:36500:52100:1500000:210000:41000:0", false, E_DM },
+	{ "dev_model", "1024:0:8:50000:36500:52100:1500000:210000:41000:0:0:0", false, E_DM },
+	{ "dev_model", "1024:0:8:50000:36500:52100:1500000:210000:41000:0:", false, E_DM },
+	{ "dev_model", "1024::8:50000:36500:52100:1500000:210000:41000:0:0", false, E_DM },
+	{ "dev_model", "1024:0:8:+50000:36500:52100:1500000:210000:41000:0:0", false, E_DM },
+	{ "dev_model", "1024:0:8:4294967296:36500:52100:1500000:210000:41000:0:0", false, E_DM },
+	{ "dev_model", "1024,0,8,50000,36500,52100,1500000,210000,41000,0,0", false, E_DM },
+	{ "dev_model", "", false, E_DM },
+	{ "dev_model", "nonex", false, E_DM },
+	/* Longer than 11 fields of 10 digits: refused, whatever it says. */
+	{ "dev_model", Z12 Z12 Z12 Z12 Z12 Z12 Z12 Z12 Z12 Z12 "000000000001", false, E_DM },
+	{ "dev_model", "8:0:0:0:0:0:0:0:0:0:0", false, E_DMU },
+	{ "dev_model", "1020:0:0:0:0:0:0:0:0:0:0", false, E_DMU },
+	{ "dev_model", "131080:0:0:0:0:0:0:0:0:0:0", false, E_DMU },
+	{ "dev_model", "1024:4:0:0:0:0:0:0:0:0:0", false, E_DMO },
+	{ "dev_model", "1024:1024:0:0:0:0:0:0:0:0:0", false, E_DMO },
+	{ "dev_model", "0:8:0:0:0:0:0:0:0:0:0", false, E_DMO },
+	{ "dev_model", "1024:0:257:0:0:0:0:0:0:0:0", false, E_DMN },
+	{ "dev_model", "1024:0:8:0:0:0:0:0:0:0:1000000001", false, E_DMC },
+	{ "dev_model", "1024:0:8:1000000001:0:0:0:0:0:0:0", false, E_DMC },
 	{ "nosuchkey", "1", false, "Unknown optional argument" },
 	{ "", "1", false, "Unknown optional argument" },
 };
@@ -102,6 +135,110 @@ static void ressd_args_test_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.high_watermark, 50U);
 	KUNIT_EXPECT_EQ(test, t.low_watermark, 0U);
 	KUNIT_EXPECT_EQ(test, t.mover_batch, 1024U);
+	KUNIT_EXPECT_FALSE(test, ressd_devmodel_set(&t.dev_model));
+}
+
+/* A model survives format and parse, field by field, in table order. */
+static void ressd_args_test_devmodel_roundtrip(struct kunit *test)
+{
+	static const char *const lines[] = {
+		"none",
+		"1024:0:8:50000:36500:52100:1500000:210000:41000:0:0",
+		"16:8:256:1:2:3:4:5:6:7:8",
+		"131072:131064:1:1000000000:1000000000:1000000000:1000000000:1000000000:1000000000:1000000000:1000000000",
+	};
+	static const u32 want[RESSD_DM_FIELDS] = { 16, 8, 256, 1, 2, 3, 4, 5, 6, 7, 8 };
+	char buf[RESSD_DM_FIELDS * 11];
+	struct ressd_devmodel m, back;
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(lines[i], &m), 0);
+		ressd_format_devmodel(&m, buf, sizeof(buf));
+		KUNIT_EXPECT_STREQ(test, buf, lines[i]);
+		KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(buf, &back), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(&m, &back, sizeof(m)), 0);
+	}
+	/* The order of the fields is the struct's documented one. */
+	KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(lines[2], &m), 0);
+	KUNIT_EXPECT_EQ(test, m.unit_sectors, 16U);
+	KUNIT_EXPECT_EQ(test, m.unit_offset, 8U);
+	KUNIT_EXPECT_EQ(test, m.open_units, 256U);
+	KUNIT_EXPECT_EQ(test, m.w_req_ns, 1U);
+	KUNIT_EXPECT_EQ(test, m.w_page_ns, 2U);
+	KUNIT_EXPECT_EQ(test, m.copy_ns, 3U);
+	KUNIT_EXPECT_EQ(test, m.erase_ns, 4U);
+	KUNIT_EXPECT_EQ(test, m.r_req_ns, 5U);
+	KUNIT_EXPECT_EQ(test, m.r_page_ns, 6U);
+	KUNIT_EXPECT_EQ(test, m.rw4k_ns, 7U);
+	KUNIT_EXPECT_EQ(test, m.ow4k_ns, 8U);
+	ressd_devmodel_to_array(&m, v);
+	for (i = 0; i < RESSD_DM_FIELDS; i++)
+		KUNIT_EXPECT_EQ(test, v[i], want[i]);
+	/* A model of all zeros is no model: it prints as "none". */
+	KUNIT_ASSERT_EQ(test, ressd_parse_devmodel("0:0:0:0:0:0:0:0:0:0:0", &m), 0);
+	KUNIT_EXPECT_FALSE(test, ressd_devmodel_set(&m));
+	ressd_format_devmodel(&m, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "none");
+}
+
+/*
+ * The costs of each dm-ftlsim preset's model against the closed forms of
+ * ftlsim.md, worked out by hand: full merge P * c + 2e, partial merge after
+ * L pages (P - L) * c + e, switch e, and a 4 KiB random write beta_w +
+ * alpha_w + full merge (9.76 ms on ssd-a, 227.6 ms on ssd-b).
+ */
+struct preset_cost {
+	const char *name;
+	const char *model;
+	u32 pages;
+	u64 full, partial_1, sw, rw4k, seq_8, read_8;
+};
+
+static const struct preset_cost preset_costs[] = {
+	{ "ssd-a", "1024:0:8:50000:36500:52100:1500000:210000:41000:0:0", 128,
+	  9668800, 8116700, 1500000, 9755300, 342000, 538000 },
+	{ "ssd-b", "4096:0:4:50000:47900:436600:2000000:441000:41000:0:0", 512,
+	  227539200, 225102600, 2000000, 227637100, 433200, 769000 },
+	{ "sd-card", "128:0:4:50000:187300:279900:1000000:830000:43000:0:0", 16,
+	  6478400, 5198500, 1000000, 6715700, 1548400, 1174000 },
+	{ "sd-worst", "8192:0:2:50000:407600:407600:2000000:600000:60000:0:0", 1024,
+	  421382400, 418974800, 2000000, 421840000, 3310800, 1080000 },
+};
+
+static void ressd_plan_test_preset_costs(struct kunit *test)
+{
+	static const char ssd_c[] = "0:0:0:50000:31000:62000:1500000:176000:27000:0:0";
+	struct ressd_devmodel m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(preset_costs); i++) {
+		const struct preset_cost *c = &preset_costs[i];
+
+		KUNIT_ASSERT_EQ_MSG(test, ressd_parse_devmodel(c->model, &m), 0, "%s", c->name);
+		KUNIT_ASSERT_NULL_MSG(test, ressd_devmodel_check(&m), "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_unit_pages(&m), c->pages, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_full_merge(&m), c->full, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_partial_merge(&m, 1), c->partial_1,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_partial_merge(&m, c->pages), c->sw,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_partial_merge(&m, 0), 0ULL, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_switch_merge(&m), c->sw, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_rw4k(&m), c->rw4k, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_write(&m, 8), c->seq_8, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_read(&m, 8), c->read_8, "%s", c->name);
+		/* A measured figure takes the place of the derived one. */
+		m.rw4k_ns = 123456;
+		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_rw4k(&m), 123456ULL, "%s", c->name);
+	}
+	/* Without a unit there are no merges. */
+	KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(ssd_c, &m), 0);
+	KUNIT_EXPECT_EQ(test, ressd_cost_full_merge(&m), 0ULL);
+	KUNIT_EXPECT_EQ(test, ressd_cost_switch_merge(&m), 0ULL);
+	KUNIT_EXPECT_EQ(test, ressd_cost_partial_merge(&m, 3), 0ULL);
+	KUNIT_EXPECT_EQ(test, ressd_cost_rw4k(&m), 81000ULL);
 }
 
 static void ressd_args_test_sector(struct kunit *test)
@@ -344,6 +481,8 @@ static void ressd_cls_test_model(struct kunit *test)
 static struct kunit_case ressd_test_cases[] = {
 	KUNIT_CASE_PARAM(ressd_args_test_tunable, tunable_gen_params),
 	KUNIT_CASE(ressd_args_test_defaults),
+	KUNIT_CASE(ressd_args_test_devmodel_roundtrip),
+	KUNIT_CASE(ressd_plan_test_preset_costs),
 	KUNIT_CASE(ressd_args_test_sector),
 	KUNIT_CASE_PARAM(ressd_args_test_geometry, geometry_gen_params),
 	KUNIT_CASE(ressd_cls_test_sequential),

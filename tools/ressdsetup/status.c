@@ -15,6 +15,7 @@ static const char *const field_name[] = {
 	"used/total", "mapped_blocks", "index_bytes", "redirected_writes",
 	"direct_writes", "split_reads", "moved_blocks", "mover_writes",
 	"metadata_commits", "mode", "full_writes", "mover_yields",
+	"user_write_bytes", "dev_write_bytes",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -56,6 +57,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		NULL, &st->mapped, &st->index_bytes, &st->redirected, &st->direct,
 		&st->split_reads, &st->moved_blocks, &st->mover_writes,
 		&st->metadata_commits, NULL, &st->full_writes, &st->mover_yields,
+		&st->user_write_bytes, &st->dev_write_bytes,
 	};
 	int n, i, f;
 
@@ -107,6 +109,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	}
 	st->has_full_writes = f > 10;
 	st->has_mover_yields = f > 11;
+	st->has_write_bytes = f > 13;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -151,6 +154,15 @@ int table_parse(const char *line, struct ressd_table *t, char *err, size_t errle
 		return -1;
 	}
 	for (i++; nopt; nopt -= 2, i += 2) {
+		if (!strcasecmp(tok[i], "dev_model")) {
+			/* The kernel checked it; kept as the word it is. */
+			if (strlen(tok[i + 1]) >= sizeof(t->dev_model) || strchr(tok[i + 1], '"')) {
+				snprintf(err, errlen, "bad dev_model '%s'", tok[i + 1]);
+				return -1;
+			}
+			snprintf(t->dev_model, sizeof(t->dev_model), "%s", tok[i + 1]);
+			continue;
+		}
 		for (k = 0; k < ARRAY_SIZE(key); k++)
 			if (!strcasecmp(tok[i], key[k]))
 				break;
@@ -239,10 +251,20 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 	if (st->has_mover_yields)
 		fprintf(f, "mover yields:     %" PRIu64 " (pauses for foreground I/O)\n",
 			st->mover_yields);
+	if (st->has_write_bytes) {
+		fprintf(f, "bytes written:    %s by the users, %s to the devices",
+			human_bytes(st->user_write_bytes, h1), human_bytes(st->dev_write_bytes, h2));
+		if (st->user_write_bytes)
+			fprintf(f, " (write amplification %.2f)",
+				(double)st->dev_write_bytes / (double)st->user_write_bytes);
+		fprintf(f, "\n");
+	}
 	if (t)
 		fprintf(f, "tunables:         small_write_max %u, high_watermark %u, low_watermark %u, mover_batch %u\n",
 			t->t.small_write_max, t->t.high_watermark, t->t.low_watermark,
 			t->t.mover_batch);
+	if (t && t->dev_model[0])
+		fprintf(f, "device model:     %s\n", t->dev_model);
 	if (st->unknown_fields)
 		fprintf(f, "(%u more status fields that this ressdsetup does not know)\n",
 			st->unknown_fields);
@@ -285,6 +307,18 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 		json_u64(&j, "mover_yields", st->mover_yields);
 	else
 		json_null(&j, "mover_yields");
+	if (st->has_write_bytes) {
+		json_u64(&j, "user_write_bytes", st->user_write_bytes);
+		json_u64(&j, "dev_write_bytes", st->dev_write_bytes);
+	} else {
+		json_null(&j, "user_write_bytes");
+		json_null(&j, "dev_write_bytes");
+	}
+	if (st->has_write_bytes && st->user_write_bytes)
+		json_double(&j, "write_amplification",
+			    (double)st->dev_write_bytes / (double)st->user_write_bytes);
+	else
+		json_null(&j, "write_amplification");
 	if (t) {
 		json_obj_begin(&j, "table");
 		json_str(&j, "origin", t->origin);
@@ -296,6 +330,10 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 		json_u64(&j, "high_watermark", t->t.high_watermark);
 		json_u64(&j, "low_watermark", t->t.low_watermark);
 		json_u64(&j, "mover_batch", t->t.mover_batch);
+		if (t->dev_model[0])
+			json_str(&j, "dev_model", t->dev_model);
+		else
+			json_null(&j, "dev_model");
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);

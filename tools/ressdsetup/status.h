@@ -22,6 +22,8 @@ struct ressd_status {
 	char mode[8];		/* rw, ro, fail */
 	bool has_full_writes, has_mover_yields;
 	u64 full_writes, mover_yields;
+	bool has_write_bytes;
+	u64 user_write_bytes, dev_write_bytes;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
@@ -32,6 +34,7 @@ struct ressd_table {
 	u64 origin_offset, log_offset, log_sectors;
 	bool has_tun[4];	/* small_write_max, high_watermark, low_watermark, mover_batch */
 	struct ressd_tun t;
+	char dev_model[128];	/* the dev_model key's value; "" without one */
 };
 
 /*

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The device cost model (dm-ressd-plan.h): its checks and the costs it
+ * gives.  Pure; compiled unchanged by the module, KUnit and user space.
+ */
+#include "compat.h"
+#include "dm-ressd-plan.h"
+
+bool ressd_devmodel_set(const struct ressd_devmodel *m)
+{
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
+
+	ressd_devmodel_to_array(m, v);
+	for (i = 0; i < RESSD_DM_FIELDS; i++)
+		if (v[i])
+			return true;
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_devmodel_set);
+
+const char *ressd_devmodel_check(const struct ressd_devmodel *m)
+{
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
+
+	if (m->unit_sectors &&
+	    (m->unit_sectors % 8 || m->unit_sectors < RESSD_DM_MIN_UNIT ||
+	     m->unit_sectors > RESSD_DM_MAX_UNIT))
+		return "dev_model unit must be 0 or a multiple of 8 sectors from 16 to 131072";
+	if (m->unit_offset % 8 || (m->unit_offset && m->unit_offset >= m->unit_sectors))
+		return "dev_model unit offset must be a multiple of 8 sectors below the unit";
+	if (m->open_units > RESSD_DM_MAX_OPEN)
+		return "dev_model open units must be at most 256";
+	ressd_devmodel_to_array(m, v);
+	for (i = 3; i < RESSD_DM_FIELDS; i++)
+		if (v[i] > RESSD_DM_MAX_NS)
+			return "dev_model costs must be at most 1000000000 ns";
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_devmodel_check);
+
+void ressd_devmodel_to_array(const struct ressd_devmodel *m, u32 *v)
+{
+	v[0] = m->unit_sectors;
+	v[1] = m->unit_offset;
+	v[2] = m->open_units;
+	v[3] = m->w_req_ns;
+	v[4] = m->w_page_ns;
+	v[5] = m->copy_ns;
+	v[6] = m->erase_ns;
+	v[7] = m->r_req_ns;
+	v[8] = m->r_page_ns;
+	v[9] = m->rw4k_ns;
+	v[10] = m->ow4k_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_devmodel_to_array);
+
+void ressd_devmodel_from_array(struct ressd_devmodel *m, const u32 *v)
+{
+	m->unit_sectors = v[0];
+	m->unit_offset = v[1];
+	m->open_units = v[2];
+	m->w_req_ns = v[3];
+	m->w_page_ns = v[4];
+	m->copy_ns = v[5];
+	m->erase_ns = v[6];
+	m->r_req_ns = v[7];
+	m->r_page_ns = v[8];
+	m->rw4k_ns = v[9];
+	m->ow4k_ns = v[10];
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_devmodel_from_array);
+
+u32 ressd_cost_unit_pages(const struct ressd_devmodel *m)
+{
+	return m->unit_sectors / 8;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_unit_pages);
+
+u64 ressd_cost_write(const struct ressd_devmodel *m, u32 pages)
+{
+	return m->w_req_ns + (u64)pages * m->w_page_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_write);
+
+u64 ressd_cost_read(const struct ressd_devmodel *m, u32 pages)
+{
+	return m->r_req_ns + (u64)pages * m->r_page_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_read);
+
+u64 ressd_cost_full_merge(const struct ressd_devmodel *m)
+{
+	if (!m->unit_sectors)
+		return 0;
+	return (u64)ressd_cost_unit_pages(m) * m->copy_ns + 2ULL * m->erase_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_full_merge);
+
+u64 ressd_cost_switch_merge(const struct ressd_devmodel *m)
+{
+	return m->unit_sectors ? m->erase_ns : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_switch_merge);
+
+u64 ressd_cost_partial_merge(const struct ressd_devmodel *m, u32 used)
+{
+	u32 p = ressd_cost_unit_pages(m);
+
+	if (!p || !used)
+		return 0;
+	if (used >= p)
+		return m->erase_ns;
+	return (u64)(p - used) * m->copy_ns + m->erase_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_partial_merge);
+
+u64 ressd_cost_rw4k(const struct ressd_devmodel *m)
+{
+	if (m->rw4k_ns)
+		return m->rw4k_ns;
+	return ressd_cost_write(m, 1) + ressd_cost_full_merge(m);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_cost_rw4k);
