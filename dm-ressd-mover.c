@@ -31,8 +31,12 @@
  *
  * A crash before 4 replays the region again (its blocks are home and in the
  * log, the same data); after 4 the region is gone and its blocks are home.
- * The plan and the issue steps are separate so that a cost model can later
- * choose between sparse ordered writes and filling the gaps.
+ *
+ * With a device model that has an erase unit size (dev_model), step 2
+ * prices each unit on its own (ressd_unit_choose(), dm-ressd-plan.c):
+ * sparse units go in batches as above; a unit cheaper to fill is read from
+ * home and written in order, its logged blocks in place
+ * (ressd_mover_fill()).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -132,20 +136,14 @@ u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_mover_next_run);
 
-/*
- * Issue one batch of @n moves (sorted): read them from the log, then write
- * home the ones still valid.  Returns 0 or an error.
- */
-static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
-			     struct page **pages, u32 n)
+/* Read the moves' log slots, neighbouring slots in one bio; move i into pages[i]. */
+static int ressd_mover_read_log(struct ressd_c *rc, struct ressd_move *mv,
+				struct page **pages, u32 n)
 {
 	struct ressd_mover_wait w;
-	u32 i, first, len, moved = 0, bios = 0;
+	u32 i, first, len;
 	struct bio *bio;
-	u8 old;
-	int r;
 
-	/* Read the batch from the log, neighbouring slots in one bio. */
 	ressd_mover_wait_init(&w);
 	for (i = 0; i < n; i++) {
 		mv[i].skip = false;
@@ -159,29 +157,28 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
 		ressd_mover_submit(&w, bio);
 	}
-	r = ressd_mover_wait_all(&w);
-	if (r)
-		return r;
+	return ressd_mover_wait_all(&w);
+}
 
-	/*
-	 * A write home mapped before a block of the batch was logged (so not
-	 * pending, and older than the logged copy) may still be in flight:
-	 * wait for every write home issued before now, or it could land over
-	 * the copy written below, and the block would read older data once
-	 * the mover unmaps it (I5).  One mapped later is newer than nothing
-	 * of the batch: its blocks were logged before (written records only),
-	 * so it is pending and skipped below, or waits for the batch.  The
-	 * wait comes before the busy range, so that it holds up no writes.
-	 */
-	spin_lock_irq(&rc->lock);
-	old = ressd_phase_flip(&rc->mover.home);
-	spin_unlock_irq(&rc->lock);
-	wait_event(rc->wait, ressd_phase_idle(&rc->mover.home, old));
+/*
+ * Hold the home writes of [@lo, @hi): all of them when @fill, else those
+ * over logged blocks.  (rc->lock held)
+ */
+static void __ressd_mover_hold(struct ressd_c *rc, u64 lo, u64 hi, bool fill)
+{
+	rc->mover.busy_lo = lo;
+	rc->mover.busy_hi = hi;
+	rc->mover.fill = fill;
+}
 
-	/* From now until the batch is home, home writes over it wait. */
-	spin_lock_irq(&rc->lock);
-	rc->mover.busy_lo = mv[0].block;
-	rc->mover.busy_hi = mv[n - 1].block + 1;
+/*
+ * Mark the moves that changed since they were planned, or that a home
+ * write in flight is about to supersede.  (rc->lock held)
+ */
+static void __ressd_mover_check(struct ressd_c *rc, struct ressd_move *mv, u32 n)
+{
+	u32 i;
+
 	spin_lock(&rc->index.lock);
 	for (i = 0; i < n; i++) {
 		struct ressd_inval *inv;
@@ -202,10 +199,42 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 		mv[i].superseded = inv && inv->held;
 	}
 	spin_unlock(&rc->index.lock);
+}
+
+/* The home writes the mover held may go (they are mapped again). */
+static void ressd_mover_unhold(struct ressd_c *rc)
+{
+	spin_lock_irq(&rc->lock);
+	rc->mover.busy_lo = 0;
+	rc->mover.busy_hi = 0;
+	rc->mover.fill = false;
 	spin_unlock_irq(&rc->lock);
+	ressd_kick(rc);		/* home writes that waited for the batch */
+}
+
+/* Flip the phase of the writes home, and wait for those of the old one. */
+static void ressd_mover_wait_home(struct ressd_c *rc)
+{
+	u8 old;
+
+	spin_lock_irq(&rc->lock);
+	old = ressd_phase_flip(&rc->mover.home);
+	spin_unlock_irq(&rc->lock);
+	wait_event(rc->wait, ressd_phase_idle(&rc->mover.home, old));
+}
+
+/*
+ * Write the moves not skipped home, move i from pages[i], neighbours in
+ * one bio; *@moved and *@bios count them.
+ */
+static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
+				  struct page **pages, u32 n, u32 *moved, u32 *bios)
+{
+	struct ressd_mover_wait w;
+	u32 i = 0, first, len;
+	struct bio *bio;
 
 	ressd_mover_wait_init(&w);
-	i = 0;
 	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, false, &first))) {
 		bio = bio_alloc_bioset(rc->origin->bdev, len, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
 		bio->bi_iter.bi_sector = rc->geo.origin_offset +
@@ -214,16 +243,135 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
 			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
 		ressd_mover_submit(&w, bio);
 		atomic64_add(len * RESSD_BLOCK_SIZE, &rc->dev_write_bytes);
-		moved += len;
-		bios++;
+		*moved += len;
+		(*bios)++;
 	}
-	r = ressd_mover_wait_all(&w);
+	return ressd_mover_wait_all(&w);
+}
+
+/*
+ * Issue one batch of @n moves (sorted): read them from the log, then write
+ * home the ones still valid.  Returns 0 or an error.
+ */
+static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
+			     struct page **pages, u32 n)
+{
+	u32 moved = 0, bios = 0;
+	int r;
+
+	r = ressd_mover_read_log(rc, mv, pages, n);
+	if (r)
+		return r;
+
+	/*
+	 * A write home mapped before a block of the batch was logged (so not
+	 * pending, and older than the logged copy) may still be in flight:
+	 * wait for every write home issued before now, or it could land over
+	 * the copy written below, and the block would read older data once
+	 * the mover unmaps it (I5).  One mapped later is newer than nothing
+	 * of the batch: its blocks were logged before (written records only),
+	 * so it is pending and skipped below, or waits for the batch.  The
+	 * wait comes before the busy range, so that it holds up no writes.
+	 */
+	ressd_mover_wait_home(rc);
+
+	/* From now until the batch is home, home writes over it wait. */
+	spin_lock_irq(&rc->lock);
+	__ressd_mover_hold(rc, mv[0].block, mv[n - 1].block + 1, false);
+	__ressd_mover_check(rc, mv, n);
+	spin_unlock_irq(&rc->lock);
+
+	r = ressd_mover_write_runs(rc, mv, pages, n, &moved, &bios);
+	ressd_mover_unhold(rc);
+	if (!r) {
+		atomic64_add(moved, &rc->moved_blocks);
+		atomic64_add(bios, &rc->mover_writes);
+	}
+	return r;
+}
+
+/*
+ * Fill the gaps of one erase unit (step e of Documentation/mover-pricing.md):
+ * write its blocks [@lo, @lo + @len) home in order, the @n moves of the
+ * unit from the log and every other block from home, so that the device
+ * pays a switch or partial merge instead of a full one.  @logp holds the
+ * moves' pages, @unit the unit's.
+ *
+ * I5: every home write to the range, over a logged block or not, is held
+ * from before the wait for those in flight until the unit is written.  A
+ * write mapped earlier has completed before home is read, so the fill
+ * writes its data back; one mapped later waits, and lands after the fill.
+ * A small write meanwhile goes to the log and is newer than anything the
+ * fill writes.  The fill writes a block either bytes read from its home
+ * location after that wait, or its logged copy checked as still current
+ * (I3); rewriting a block with the bytes it holds is harmless if torn.
+ * A failed read of home leaves the unit to sparse writes: a block that
+ * could not be read is never written.
+ */
+static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
+			    struct page **logp, struct page **unit, u64 lo, u32 len,
+			    bool whole)
+{
+	struct ressd_mover_wait w;
+	u32 i, off, cnt, moved = 0, bios = 0;
+	struct bio *bio;
+	int r;
+
+	r = ressd_mover_read_log(rc, mv, logp, n);
+	if (r)
+		return r;
 
 	spin_lock_irq(&rc->lock);
-	rc->mover.busy_lo = 0;
-	rc->mover.busy_hi = 0;
+	__ressd_mover_hold(rc, lo, lo + len, true);
 	spin_unlock_irq(&rc->lock);
-	ressd_kick(rc);		/* home writes that waited for the batch */
+	ressd_mover_wait_home(rc);
+	/* A move superseded by now is written with its home data. */
+	spin_lock_irq(&rc->lock);
+	__ressd_mover_check(rc, mv, n);
+	spin_unlock_irq(&rc->lock);
+
+	ressd_mover_wait_init(&w);
+	for (off = 0; off < len; off += cnt) {
+		cnt = min_t(u32, len - off, BIO_MAX_VECS);
+		bio = bio_alloc_bioset(rc->origin->bdev, cnt, REQ_OP_READ, GFP_NOIO, &rc->bs);
+		bio->bi_iter.bi_sector = rc->geo.origin_offset + ressd_block_sector(lo + off);
+		for (i = 0; i < cnt; i++)
+			__bio_add_page(bio, unit[off + i], RESSD_BLOCK_SIZE, 0);
+		ressd_mover_submit(&w, bio);
+	}
+	r = ressd_mover_wait_all(&w);
+	atomic64_add((u64)len * RESSD_BLOCK_SIZE, &rc->fill_read_bytes);
+	if (r) {
+		DMWARN_LIMIT("filling blocks %llu-%llu: reading home failed (%d), written sparse",
+			     lo, lo + len - 1, r);
+		r = ressd_mover_write_runs(rc, mv, logp, n, &moved, &bios);
+		atomic64_inc(&rc->units_sparse);
+		goto out;
+	}
+
+	/* The moves still valid take the place of their blocks' home data. */
+	for (i = 0; i < n; i++) {
+		if (!mv[i].skip) {
+			swap(unit[mv[i].block - lo], logp[i]);
+			moved++;
+		}
+	}
+	/* In order, each piece after the one before: the device sees appends. */
+	for (off = 0; off < len && !r; off += cnt) {
+		cnt = min_t(u32, len - off, BIO_MAX_VECS);
+		ressd_mover_wait_init(&w);
+		bio = bio_alloc_bioset(rc->origin->bdev, cnt, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
+		bio->bi_iter.bi_sector = rc->geo.origin_offset + ressd_block_sector(lo + off);
+		for (i = 0; i < cnt; i++)
+			__bio_add_page(bio, unit[off + i], RESSD_BLOCK_SIZE, 0);
+		ressd_mover_submit(&w, bio);
+		atomic64_add((u64)cnt * RESSD_BLOCK_SIZE, &rc->dev_write_bytes);
+		bios++;
+		r = ressd_mover_wait_all(&w);
+	}
+	atomic64_inc(whole ? &rc->units_whole : &rc->units_prefix);
+out:
+	ressd_mover_unhold(rc);
 	if (!r) {
 		atomic64_add(moved, &rc->moved_blocks);
 		atomic64_add(bios, &rc->mover_writes);
@@ -304,6 +452,11 @@ struct ressd_round {
 	struct page **pages;	/* batch pages */
 	struct page *trailer;	/* a trailer read back */
 	struct ressd_readahead *ra;
+	/* pricing erase units (step e): the model when the round began */
+	struct ressd_devmodel dm;
+	u32 unit_pages;		/* P; 0: units are not priced */
+	struct page **fill;	/* 2 P pages (a unit, its moves), or NULL */
+	bool no_fill;		/* they could not be allocated */
 };
 
 /* How much to move, and the buffers for it; 0 with r->want 0: nothing. */
@@ -322,7 +475,9 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 		r->want = min(r->want, reg.used > low ? reg.used - low : 0);
 	}
 	r->batch = ressd_block_of(rc->tunables.mover_batch);
+	r->dm = rc->tunables.dev_model;
 	spin_unlock_irq(&rc->lock);
+	r->unit_pages = ressd_cost_unit_pages(&r->dm);
 	r->tail_slot = reg.tail_slot;
 	r->tail_seq = reg.tail_seq;
 	r->chain_epoch = reg.tail_epoch;
@@ -348,10 +503,44 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 	return 0;
 }
 
+static void ressd_round_free_fill(struct ressd_round *r)
+{
+	u32 i;
+
+	if (!r->fill)
+		return;
+	for (i = 0; i < 2 * r->unit_pages; i++)
+		if (r->fill[i])
+			__free_page(r->fill[i]);
+	kvfree(r->fill);
+	r->fill = NULL;
+}
+
+/* The pages of a unit fill, at its first one; false when there are none. */
+static bool ressd_round_fill_pages(struct ressd_round *r)
+{
+	u32 i;
+
+	if (r->fill || r->no_fill)
+		return !r->no_fill;
+	r->fill = kvcalloc(2 * r->unit_pages, sizeof(*r->fill), GFP_KERNEL);
+	for (i = 0; r->fill && i < 2 * r->unit_pages; i++) {
+		r->fill[i] = alloc_page(GFP_KERNEL);
+		if (!r->fill[i])
+			break;
+	}
+	if (!r->fill || i < 2 * r->unit_pages) {
+		ressd_round_free_fill(r);
+		r->no_fill = true;	/* sparse writes do without */
+	}
+	return !r->no_fill;
+}
+
 static void ressd_round_exit(struct ressd_round *r)
 {
 	u32 i;
 
+	ressd_round_free_fill(r);
 	if (r->pages)
 		for (i = 0; i < r->batch; i++)
 			if (r->pages[i])
@@ -410,17 +599,100 @@ static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 	return 0;
 }
 
-/* 2. Issue, one batch at a time, yielding to foreground I/O. */
+/* The erase unit of block @b: its number, and its first block in *@lo. */
+static u64 ressd_unit_of(struct ressd_c *rc, struct ressd_round *r, u64 b, s64 *lo)
+{
+	u64 s = rc->geo.origin_offset + ressd_block_sector(b) + r->dm.unit_sectors -
+		r->dm.unit_offset;
+	u64 u = div_u64(s, r->dm.unit_sectors);
+
+	/* s is shifted one unit up, so that it never goes below zero. */
+	*lo = ((s64)(u * r->dm.unit_sectors) - (s64)r->dm.unit_sectors +
+	       (s64)r->dm.unit_offset - (s64)rc->geo.origin_offset) >> RESSD_SECTOR_SHIFT;
+	return u;
+}
+
+/*
+ * How to write the unit of move @i home: its moves are @i to *@end - 1,
+ * and a fill covers blocks [*@lo, *@lo + *@len).
+ */
+static enum ressd_unit_op ressd_round_unit(struct ressd_c *rc, struct ressd_round *r,
+					   u32 i, u32 *end, s64 *lo, u32 *len)
+{
+	struct ressd_unit_shape u = { .runs = 1 };
+	u64 unit = ressd_unit_of(rc, r, r->mv[i].block, lo);
+	enum ressd_unit_op op;
+	s64 other;
+	u32 j;
+
+	for (j = i + 1; j < r->n && ressd_unit_of(rc, r, r->mv[j].block, &other) == unit; j++)
+		u.runs += r->mv[j].block != r->mv[j - 1].block + 1;
+	*end = j;
+	u.dirty = j - i;
+	u.first_off = r->mv[i].block - *lo;
+	u.last_off = r->mv[j - 1].block - *lo;
+	/* Only a unit all of whose blocks are the target's own is filled. */
+	u.inside = *lo >= 0 && *lo + r->unit_pages <= rc->lg.origin_blocks;
+	op = ressd_unit_choose(&r->dm, &u, NULL);
+	*len = op == RESSD_UNIT_WHOLE ? r->unit_pages : u.last_off + 1;
+	return op;
+}
+
+/*
+ * The next step of a round from move @i: a batch of sparse writes (its
+ * length in *@n), or one unit to fill.  Sparse units join the batch until
+ * it is full or a unit to fill comes, which is the next step's.  A unit
+ * with more moves than a batch is written sparse, in as many batches.
+ */
+static enum ressd_unit_op ressd_round_step(struct ressd_c *rc, struct ressd_round *r,
+					   u32 i, u32 *n, s64 *lo, u32 *len)
+{
+	enum ressd_unit_op op;
+	u32 end = i, next;
+	s64 other;
+
+	*n = min(r->batch, r->n - i);
+	if (!r->unit_pages || r->no_fill ||
+	    (i && ressd_unit_of(rc, r, r->mv[i - 1].block, &other) ==
+		  ressd_unit_of(rc, r, r->mv[i].block, &other)))
+		return RESSD_UNIT_SPARSE;	/* no pricing, or the rest of a unit */
+	while (end < i + *n) {
+		op = ressd_round_unit(rc, r, end, &next, lo, len);
+		if (end > i && (op != RESSD_UNIT_SPARSE || next > i + *n))
+			break;		/* the batch so far first */
+		if (op != RESSD_UNIT_SPARSE && ressd_round_fill_pages(r)) {
+			*n = next - i;
+			return op;
+		}
+		atomic64_inc(&rc->units_sparse);
+		end = next;
+	}
+	*n = min(*n, end - i);
+	return RESSD_UNIT_SPARSE;
+}
+
+/*
+ * 2. Issue, one step at a time, yielding to foreground I/O.  Without a
+ * device model that has a unit size every step is a batch of sparse
+ * writes; with one, each erase unit is priced on its own.
+ */
 static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 {
 	u64 fg = ressd_foreground_ios(rc);
-	u32 i;
+	enum ressd_unit_op op;
+	u32 i, n, len;
+	s64 lo;
 	int err;
 
-	for (i = 0; i < r->n; i += r->batch) {
+	for (i = 0; i < r->n; i += n) {
 		ktime_t t0 = ktime_get();
 
-		err = ressd_mover_batch(rc, r->mv + i, r->pages, min(r->batch, r->n - i));
+		op = ressd_round_step(rc, r, i, &n, &lo, &len);
+		if (op == RESSD_UNIT_SPARSE)
+			err = ressd_mover_batch(rc, r->mv + i, r->pages, n);
+		else
+			err = ressd_mover_fill(rc, r->mv + i, n, r->fill + r->unit_pages,
+					       r->fill, lo, len, op == RESSD_UNIT_WHOLE);
 		if (err)
 			return err;
 		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
@@ -618,6 +890,11 @@ bool __ressd_mover_busy(struct ressd_c *rc, u64 block, u64 nr)
 {
 	lockdep_assert_held(&rc->lock);
 	return block < rc->mover.busy_hi && rc->mover.busy_lo < block + nr;
+}
+
+bool __ressd_mover_fill_busy(struct ressd_c *rc, u64 block, u64 nr)
+{
+	return rc->mover.fill && __ressd_mover_busy(rc, block, nr);
 }
 
 u8 __ressd_mover_home_get(struct ressd_c *rc)

@@ -123,3 +123,75 @@ u64 ressd_cost_rw4k(const struct ressd_devmodel *m)
 	return ressd_cost_write(m, 1) + ressd_cost_full_merge(m);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_cost_rw4k);
+
+/* Requests a sequential transfer of @pages takes. */
+static u32 ressd_reqs(u32 pages)
+{
+	return (pages + RESSD_REQ_PAGES - 1) / RESSD_REQ_PAGES;
+}
+
+/* Read @pages from home, unless the logged blocks cover them all. */
+static u64 ressd_fill_read(const struct ressd_devmodel *m, u32 pages, u32 dirty)
+{
+	if (dirty >= pages)
+		return 0;
+	return (u64)ressd_reqs(pages) * m->r_req_ns + (u64)pages * m->r_page_ns;
+}
+
+static u64 ressd_seq_write(const struct ressd_devmodel *m, u32 pages)
+{
+	return (u64)ressd_reqs(pages) * m->w_req_ns + (u64)pages * m->w_page_ns;
+}
+
+u64 ressd_unit_cost(const struct ressd_devmodel *m, const struct ressd_unit_shape *u,
+		    enum ressd_unit_op op)
+{
+	u32 p = ressd_cost_unit_pages(m), len;
+	u64 merge;
+
+	if (!u->dirty)
+		return 0;
+	switch (op) {
+	case RESSD_UNIT_PREFIX:
+		len = u->last_off + 1;
+		return ressd_fill_read(m, len, u->dirty) + ressd_seq_write(m, len) +
+		       ressd_cost_partial_merge(m, len);
+	case RESSD_UNIT_WHOLE:
+		return ressd_fill_read(m, p, u->dirty) + ressd_seq_write(m, p) +
+		       ressd_cost_switch_merge(m);
+	default:
+		/* Pages 0 to k - 1 in one run are in order: a partial merge. */
+		if (u->runs == 1 && !u->first_off)
+			merge = ressd_cost_partial_merge(m, u->dirty);
+		else
+			merge = ressd_cost_full_merge(m);
+		return (u64)u->runs * m->w_req_ns + (u64)u->dirty * m->w_page_ns + merge;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_unit_cost);
+
+enum ressd_unit_op ressd_unit_choose(const struct ressd_devmodel *m,
+				     const struct ressd_unit_shape *u, u64 *cost_ns)
+{
+	enum ressd_unit_op best = RESSD_UNIT_SPARSE;
+	u64 cost = ressd_unit_cost(m, u, RESSD_UNIT_SPARSE), c;
+	u32 p = ressd_cost_unit_pages(m);
+
+	if (p && p <= RESSD_FILL_MAX_PAGES && u->inside && u->dirty) {
+		/* A prefix of the whole unit is the whole unit. */
+		c = ressd_unit_cost(m, u, RESSD_UNIT_WHOLE);
+		if (c < cost) {
+			best = RESSD_UNIT_WHOLE;
+			cost = c;
+		}
+		c = ressd_unit_cost(m, u, RESSD_UNIT_PREFIX);
+		if (c < cost) {
+			best = RESSD_UNIT_PREFIX;
+			cost = c;
+		}
+	}
+	if (cost_ns)
+		*cost_ns = cost;
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_unit_choose);

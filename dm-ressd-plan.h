@@ -82,4 +82,50 @@ u64 ressd_cost_partial_merge(const struct ressd_devmodel *m, u32 used);
 /* A 4 KiB random write: rw4k, else one page and a full merge. */
 u64 ressd_cost_rw4k(const struct ressd_devmodel *m);
 
+/*
+ * How the mover writes one erase unit home (Documentation/mover-pricing.md,
+ * step e).  SPARSE writes the unit's logged blocks alone, in ascending runs:
+ * the device later pays a full merge (a partial one when they are pages 0
+ * to k - 1).  PREFIX and WHOLE fill the gaps from home and write pages 0 to
+ * the last logged one, or all of them, in order: a partial or a switch
+ * merge, for a read of the unit and a sequential write.
+ */
+enum ressd_unit_op {
+	RESSD_UNIT_SPARSE,
+	RESSD_UNIT_PREFIX,
+	RESSD_UNIT_WHOLE,
+};
+
+/* Units of more pages than this (4 MiB) are never filled. */
+#define RESSD_FILL_MAX_PAGES	1024
+/* Pages per request (the block layer's BIO_MAX_VECS). */
+#define RESSD_REQ_PAGES		256
+
+/**
+ * struct ressd_unit_shape - a unit's logged blocks, as the mover sees them
+ * @dirty: blocks to write home (k)
+ * @runs: runs of adjacent blocks among them
+ * @first_off: page of the first one in the unit
+ * @last_off: page of the last one in the unit
+ * @inside: the whole unit lies in the normal area, so that it may be filled
+ */
+struct ressd_unit_shape {
+	u32 dirty;
+	u32 runs;
+	u32 first_off;
+	u32 last_off;
+	bool inside;
+};
+
+/* The modelled cost of writing @u home with @op (pure). */
+u64 ressd_unit_cost(const struct ressd_devmodel *m, const struct ressd_unit_shape *u,
+		    enum ressd_unit_op op);
+/*
+ * The cheapest way (SPARSE, then WHOLE, on a tie; SPARSE whenever filling is not allowed:
+ * no unit size, a unit larger than RESSD_FILL_MAX_PAGES, or not @u->inside);
+ * its cost in *@cost_ns when @cost_ns is not NULL (pure).
+ */
+enum ressd_unit_op ressd_unit_choose(const struct ressd_devmodel *m,
+				     const struct ressd_unit_shape *u, u64 *cost_ns);
+
 #endif /* DM_RESSD_PLAN_H */

@@ -541,6 +541,9 @@ static enum ressd_map_op __ressd_map_small(struct ressd_c *rc, struct bio *bio,
 static enum ressd_map_op __ressd_map_home(struct ressd_c *rc, struct bio *bio,
 					  struct ressd_io *io, u64 block, u64 nr)
 {
+	/* The mover is rewriting the unit home in order: after it (I5). */
+	if (__ressd_mover_fill_busy(rc, block, nr))
+		return RESSD_MAP_DEFER;
 	if (bio_op(bio) != REQ_OP_DISCARD && __ressd_any_mapped(rc, block, nr)) {
 		if (__ressd_mover_busy(rc, block, nr))
 			return RESSD_MAP_DEFER;
@@ -1021,13 +1024,18 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       ressd_mode_name(mode));
 		/*
 		 * Extras: small writes sent home because the log was full,
-		 * the mover's pauses for foreground I/O, and the bytes the
-		 * users wrote and the target wrote to its devices.
+		 * the mover's pauses for foreground I/O, the bytes the users
+		 * wrote and the target wrote to its devices.
 		 */
 		DMEMIT(" %lld %lld %lld %lld", atomic64_read(&rc->full_writes),
 		       atomic64_read(&rc->mover_yields),
 		       atomic64_read(&rc->user_write_bytes),
 		       atomic64_read(&rc->dev_write_bytes));
+		/* Erase units priced by the mover (dev_model with a unit). */
+		DMEMIT(" %lld %lld %lld %lld", atomic64_read(&rc->fill_read_bytes),
+		       atomic64_read(&rc->units_sparse),
+		       atomic64_read(&rc->units_prefix),
+		       atomic64_read(&rc->units_whole));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,

@@ -255,6 +255,8 @@ struct ressd_mover {
 	bool draining;			/* under rc->lock: "drain" asked */
 	u64 busy_lo, busy_hi;		/* under rc->lock: batch in flight, */
 					/*   blocks [lo, hi) */
+	bool fill;			/* under rc->lock: a unit fill; every */
+					/*   home write to [lo, hi) waits */
 	struct ressd_phase home;	/* writes home in flight (I5); rc->lock */
 };
 
@@ -312,6 +314,10 @@ struct ressd_c {
 	atomic64_t deferred_bios;	/* bios map() handed to the worker */
 	atomic64_t user_write_bytes;	/* data the target's users wrote */
 	atomic64_t dev_write_bytes;	/* data the target wrote to its devices */
+	atomic64_t fill_read_bytes;	/* read home to fill erase units */
+	atomic64_t units_sparse;	/* units priced and written sparse */
+	atomic64_t units_prefix;	/* units filled up to their last block */
+	atomic64_t units_whole;		/* units filled and written whole */
 };
 
 /* Run the target's worker (any context). */
@@ -523,6 +529,8 @@ int ressd_mover_drain(struct ressd_c *rc);
  * home?  A write there must wait for it (rc->lock held).
  */
 bool __ressd_mover_busy(struct ressd_c *rc, u64 block, u64 nr);
+/* Is a unit fill in flight over [@block, @block + @nr)? (rc->lock held) */
+bool __ressd_mover_fill_busy(struct ressd_c *rc, u64 block, u64 nr);
 /*
  * A write or discard goes home: take a reference on the home phase
  * (rc->lock held), and drop it when it completes there (any context).  The

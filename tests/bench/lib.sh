@@ -128,6 +128,15 @@ precondition() {
 
 # Settings of the peers (reported with the results).
 RESSD_OPTS=${RESSD_OPTS:-}
+# Each preset's own cost model (dm-ressd.rst, dev_model): the variant
+# "ressd:dev_model=preset" gives it to dm-ressd.
+declare -A FTL_MODEL=(
+	[ssd-a]=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
+	[ssd-b]=4096:0:4:50000:47900:436600:2000000:441000:41000:0:0
+	[ssd-c]=0:0:0:50000:31000:62000:1500000:176000:27000:0:0
+	[sd-card]=128:0:4:50000:187300:279900:1000000:830000:43000:0:0
+	[sd-worst]=8192:0:2:50000:407600:407600:2000000:600000:60000:0:0
+)
 WC_OPTS=${WC_OPTS:-}			# dm-writecache optional arguments
 WB_OPTS=${WB_OPTS:-}			# dm-writeboost optional arguments
 BCACHE_BUCKET=${BCACHE_BUCKET:-}		# default: reserved area / 256
@@ -164,10 +173,12 @@ stack_create() {
 	ressd)
 		zero_4k $FTL "$L" 2	# both superblock copies: the target formats the log
 		local n=0 opts="$RESSD_OPTS $variant"
+		# "dev_model preset": the model of the emulated device itself
+		opts=${opts/dev_model preset/dev_model ${FTL_MODEL[$FTL_PRESET]}}
 		n=$(wc -w <<<"$opts")
 		dm_create ressd "0 $L ressd $FTL 0 $FTL $L $R $n $opts"
 		TOP=/dev/mapper/ressd
-		STACK_SETTINGS="table: $(dmsetup table ressd | cut -d' ' -f3- | sed "s,$FTL,ftl,g; s,[0-9]*:[0-9]*,ftl,g")"
+		STACK_SETTINGS="table: $(dmsetup table ressd | cut -d' ' -f3- | sed -E "s,$FTL,ftl,g; s, [0-9]+:[0-9]+( |\$), ftl\1,g")"
 		;;
 	writecache)
 		modprobe dm-writecache || bench_die "modprobe dm-writecache"

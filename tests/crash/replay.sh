@@ -35,7 +35,8 @@
 # the target accepts (144 sectors) with mover_batch 16 (one block a record:
 # every FUA write fills its record); a 4104-sector log with mover_batch
 # 4160 (records of more than one bio, ends of the log at odd places); a
-# 4 MiB log with mover_batch 16.  Every workload mixes in "fua" writes
+# 4 MiB log with mover_batch 16 (the second and fourth with a device model:
+# the mover fills erase units).  Every workload mixes in "fua" writes
 # (FUA with no flush after them, as from a journal commit) beside O_DSYNC
 # writes, which the kernel always follows with a flush; CRASH_GEO picks one
 # geometry by number.
@@ -70,16 +71,22 @@ writer_build
 replay_build
 
 # geometry <n>: LOGS (the log, after the normal area), GEO_OPTS (tunables
-# every table of it gets) and GEO (its name).
+# every table of it gets) and GEO (its name).  Geometries 1 and 3 carry a
+# device model, so that the mover fills erase units (whole 64 KiB units
+# with sd-card's, sparse, prefix and whole ones with ssd-a's), and any two
+# neighbours (the seed takes CRASH_GEOMETRIES in a row) hold one with and
+# one without.
+SD_CARD=128:0:4:50000:187300:279900:1000000:830000:43000:0:0
+SSD_A=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
 geometry() {
 	case $1 in
 	0) LOGS=$((4 * MIB)) GEO_OPTS=() GEO="4 MiB log, default tunables" ;;
-	1) LOGS=144 GEO_OPTS=(mover_batch 16 small_write_max 8)
-	   GEO="smallest log (144 sectors), mover_batch 16" ;;
+	1) LOGS=144 GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $SD_CARD)
+	   GEO="smallest log (144 sectors), mover_batch 16, sd-card's model" ;;
 	2) LOGS=4104 GEO_OPTS=(mover_batch 4160)
 	   GEO="4104-sector log, mover_batch 4160" ;;
-	3) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 16 small_write_max 8)
-	   GEO="4 MiB log, mover_batch 16" ;;
+	3) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $SSD_A)
+	   GEO="4 MiB log, mover_batch 16, ssd-a's model" ;;
 	esac
 }
 # ressd_table <dev> [opt args...]: the single-device layout on <dev>.
@@ -179,6 +186,7 @@ reload() {	# reload the same table while the writer runs
 # (the target's counters start afresh with each table: read them first)
 moved2=$(status_field cr_ressd 7)
 redir=$(status_field cr_ressd 4)
+filled=$(( $(status_field cr_ressd 17) + $(status_field cr_ressd 18) ))
 # by time, not by count: a reload takes longer than a few hundred writes
 run_phase "table reloads during the writes" "${CRASH_RELOAD_SECONDS:-6}s" "$SMALL" reload
 echo "$reloads table reloads during the writes"
@@ -191,6 +199,10 @@ dm_remove cr_lw
 [ "$moved1" -gt 0 ] || fail "the mover did not run"
 [ "$full1" -gt "$full0" ] || fail "no write passed through a full log ($full0 -> $full1)"
 [ "$moved2" -gt "$moved1" ] || fail "the mover did not run after the pause"
+if [[ " ${GEO_OPTS[*]} " == *" dev_model "* ]]; then
+	[ "$filled" -gt 0 ] || fail "a device model, but no erase unit was filled"
+	echo "erase units filled: $filled"
+fi
 # 1.5 log sizes of writes (of 1-2 blocks, and a header per record): 2 laps
 [ "$redir" -gt $((3 * LOGS / 16)) ] || fail "only $redir writes to a log of $((LOGS / 8)) blocks: it did not wrap"
 echo "redirected writes: $redir, moved blocks: $moved2 (log of $((LOGS / 8)) blocks)," \

@@ -26,7 +26,9 @@
 # origin's later writes still in its volatile cache.
 #
 # Each chain runs on one of four geometries (POWERCUT_SEED, printed, picks
-# the order; four chains cover all of them): a 2 MiB log on its own device;
+# the order; four chains cover all of them): a 2 MiB log on its own device,
+# with sd-card's device model, so that the mover writes whole 64 KiB erase
+# units, filled from home;
 # the smallest log the target accepts (72 KiB) with mover_batch 16, so that
 # every record holds one block and every FUA write fills its record; records
 # of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors);
@@ -38,6 +40,7 @@
 A=$RESSD_DISK_A B=$RESSD_DISK_B
 SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 NBLK=16384		# the first 64 MiB of the normal area
+SD_CARD=128:0:4:50000:187300:279900:1000000:830000:43000:0:0
 CHAINS=${POWERCUT_CHAINS:-4}
 GSEED=${POWERCUT_SEED:-$RANDOM}
 wpid=
@@ -60,8 +63,8 @@ echo "geometry seed $GSEED (POWERCUT_SEED)"
 geometry() {
 	local shared_log=4088 olen
 	case $1 in
-	0) GEO="separate log, 4096 sectors"
-	   T="0 $SA ressd $FA 0 $FB 0 4096 2 high_watermark 50"
+	0) GEO="separate log, 4096 sectors, sd-card's model (the mover fills units)"
+	   T="0 $SA ressd $FA 0 $FB 0 4096 4 high_watermark 50 dev_model $SD_CARD"
 	   zero_at $FB 8 0 ;;
 	1) GEO="smallest log (144 sectors), mover_batch 16, small_write_max 8"
 	   T="0 $SA ressd $FA 0 $FB 0 144 6 high_watermark 50 mover_batch 16 small_write_max 8"
@@ -106,7 +109,7 @@ ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 # the middle link of a three-crash chain cuts right after a recovery and a
 # mover checkpoint ("drain": the recovered blocks go home and the superblock
 # moves on), before the next log write, which the cut drops.
-cycle=0
+cycle=0 modelled=0 filled=0
 for chain in $(seq 1 "$CHAINS"); do
 	depth=$((2 + chain % 2))		# 3, 2, 3, 2, ...
 	geometry $(( (GSEED + chain) % 4 ))
@@ -150,6 +153,10 @@ for chain in $(seq 1 "$CHAINS"); do
 		[ $((cycle % 2)) -eq 0 ] && sig=KILL	# the journal must survive SIGKILL
 		stop_writer $sig
 		show_status pc "after the cut"
+		if [[ $T == *dev_model* ]]; then
+			modelled=1
+			filled=$((filled + $(status_field pc 17) + $(status_field pc 18)))
+		fi
 		dm_remove pc
 
 		# Power back: everything passes again; creating the target recovers.
@@ -167,6 +174,11 @@ done
 
 # The cut must have bitten: some acknowledged writes were dropped.
 [ $lost_total -gt 0 ] || fail "no acknowledged write was lost: the cut did not drop writes"
+# And the chain with a device model must have filled erase units.
+if [ "$modelled" = 1 ]; then
+	[ "$filled" -gt 0 ] || fail "sd-card's model, but no erase unit was filled"
+	echo "erase units filled before the cuts: $filled"
+fi
 dm_remove pc_a
 dm_remove pc_b
 echo "powercut passed: $CHAINS chains, $cycle crashes, $lost_total acknowledged non-durable blocks lost as allowed"

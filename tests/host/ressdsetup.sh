@@ -259,7 +259,7 @@ expect_fail 1 "--log-offset needs --log-device" "$tool" format "$dev" --log-offs
 ok "table with a separate log device (absolute path kept, --log-device override, log to its end); refusals"
 
 # ---- status --from-line ----
-line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2 49152000 98304000"
+line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2 49152000 98304000 1048576 3 1 2"
 tline="0 120832 ressd 7:0 2048 7:0 122880 131072 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
 "$tool" status --from-line "$line" --table-line "$tline" >"$tmp/st" || fail "status --from-line"
 while IFS= read -r want; do
@@ -279,22 +279,24 @@ mode:             rw (normal operation)
 full writes:      0 (small writes sent home because the log was full)
 mover yields:     2 (pauses for foreground I/O)
 bytes written:    46.9 MiB by the users, 93.8 MiB to the devices (write amplification 2.00)
+erase units:      2 written whole, 1 up to their last block, 3 sparse; 1.0 MiB read home to fill them
 tunables:         small_write_max 16, high_watermark 50, low_watermark 0, mover_batch 1024
 EOF
 "$tool" status --from-line "$line" --json >"$tmp/st.json" || fail "status --json"
-[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.user_write_bytes,.dev_write_bytes,.write_amplification,.length]' "$tmp/st.json")" = \
-	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,49152000,98304000,2,120832]' ] ||
+[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.user_write_bytes,.dev_write_bytes,.write_amplification,.fill_read_bytes,.units_sparse,.units_prefix,.units_whole,.length]' "$tmp/st.json")" = \
+	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,49152000,98304000,2,1048576,3,1,2,120832]' ] ||
 	{ cat "$tmp/st.json"; fail "status --json fields"; }
 [ "$(jq '.redirected_share * 1000 | round' "$tmp/st.json")" = 968 ] || fail "redirected share"
 # The target's fields alone; a kernel without the extras; a newer one with more.
 "$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
 [ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null]' ] ||
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
-"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 11 12" >"$tmp/st" || fail "16 fields"
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 11 12" >"$tmp/st" || fail "20 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
-	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st"; } ||
-	{ cat "$tmp/st"; fail "16 fields"; }
+	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
+	! grep -q "erase units:" "$tmp/st"; } ||
+	{ cat "$tmp/st"; fail "20 fields"; }
 while IFS='|' read -r bad msg; do
 	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
 done <<'EOF'

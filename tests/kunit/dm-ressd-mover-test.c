@@ -8,6 +8,11 @@
  * the randomized case checks on random batches that the runs cover exactly
  * the moves not skipped, in order, each contiguous, none longer than the
  * cap, and none that could have been longer.
+ *
+ * The choice per erase unit (dm-ressd-plan.c, ressd_unit_choose()) is
+ * checked on each dm-ftlsim preset's model against a table worked out from
+ * ftlsim.md's cost rules, and its cost against the three formulas written
+ * out again here.
  */
 
 #include <kunit/test.h>
@@ -149,10 +154,94 @@ static void ressd_mover_test_random(struct kunit *test)
 	}
 }
 
+/* The presets' models (dm-ressd.rst, dev_model). */
+static const struct ressd_devmodel ressd_t_models[] = {
+	{ 1024, 0, 8, 50000, 36500, 52100, 1500000, 210000, 41000 },	/* ssd-a */
+	{ 4096, 0, 4, 50000, 47900, 436600, 2000000, 441000, 41000 },	/* ssd-b */
+	{ 128, 0, 4, 50000, 187300, 279900, 1000000, 830000, 43000 },	/* sd-card */
+	{ 8192, 0, 2, 50000, 407600, 407600, 2000000, 600000, 60000 },	/* sd-worst */
+	{ 0, 0, 0, 50000, 31000, 62000, 1500000, 176000, 27000 },	/* ssd-c */
+};
+
+struct unit_case {
+	const char *what;
+	unsigned int model;	/* index in ressd_t_models */
+	struct ressd_unit_shape u;
+	enum ressd_unit_op op;
+};
+
+static const struct unit_case unit_cases[] = {
+	{ "ssd-b, one block: copies are dear, fill", 1, { 1, 1, 100, 100, true },
+	  RESSD_UNIT_WHOLE },
+	{ "ssd-b, one block, at the edge of the area", 1, { 1, 1, 100, 100, false },
+	  RESSD_UNIT_SPARSE },
+	{ "ssd-a, 10 scattered: sparse", 0, { 10, 10, 5, 120, true }, RESSD_UNIT_SPARSE },
+	{ "ssd-a, 23 scattered: sparse", 0, { 23, 23, 0, 127, true }, RESSD_UNIT_SPARSE },
+	{ "ssd-a, 24 scattered: whole", 0, { 24, 24, 0, 127, true }, RESSD_UNIT_WHOLE },
+	{ "ssd-a, 30 in pages 3-120: prefix", 0, { 30, 30, 3, 120, true }, RESSD_UNIT_PREFIX },
+	{ "ssd-a, 11 in pages 0-20: prefix", 0, { 11, 11, 0, 20, true }, RESSD_UNIT_PREFIX },
+	{ "ssd-a, pages 0-20 in one run: in order already", 0, { 21, 1, 0, 20, true },
+	  RESSD_UNIT_SPARSE },
+	{ "ssd-a, the whole unit in one run", 0, { 128, 1, 0, 127, true }, RESSD_UNIT_SPARSE },
+	{ "sd-worst, one block: copies cost writes, sparse", 3, { 1, 1, 500, 500, true },
+	  RESSD_UNIT_SPARSE },
+	{ "sd-card, one block: whole", 2, { 1, 1, 7, 7, true }, RESSD_UNIT_WHOLE },
+	{ "sd-card, two blocks from page 0: whole", 2, { 2, 2, 0, 15, true }, RESSD_UNIT_WHOLE },
+	{ "ssd-c, no unit: sparse", 4, { 3, 3, 1, 9, true }, RESSD_UNIT_SPARSE },
+	{ "ssd-b, nothing to write", 1, { 0, 0, 0, 0, true }, RESSD_UNIT_SPARSE },
+};
+
+static void unit_case_desc(const struct unit_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(unit, unit_cases, unit_case_desc);
+
+static u64 ressd_t_partial(u64 p, u64 l, const struct ressd_devmodel *m)
+{
+	return !l ? 0 : l >= p ? m->erase_ns : (p - l) * m->copy_ns + m->erase_ns;
+}
+
+static void ressd_mover_test_unit_choose(struct kunit *test)
+{
+	const struct unit_case *c = test->param_value;
+	const struct ressd_devmodel *m = &ressd_t_models[c->model];
+	const struct ressd_unit_shape *u = &c->u;
+	u64 p = m->unit_sectors / 8, l = u->last_off + 1, k = u->dirty, cost, want;
+	u64 sparse, prefix, whole, merge;
+
+	/* The three ways, as ftlsim.md charges them. */
+	merge = u->runs == 1 && !u->first_off ? ressd_t_partial(p, k, m) :
+		p ? p * m->copy_ns + 2 * m->erase_ns : 0;
+	sparse = !k ? 0 : u->runs * m->w_req_ns + k * m->w_page_ns + merge;
+	prefix = (k < l ? DIV_ROUND_UP(l, 256) * m->r_req_ns + l * m->r_page_ns : 0) +
+		 DIV_ROUND_UP(l, 256) * m->w_req_ns + l * m->w_page_ns + ressd_t_partial(p, l, m);
+	whole = (k < p ? DIV_ROUND_UP(p, 256) * m->r_req_ns + p * m->r_page_ns : 0) +
+		DIV_ROUND_UP(p, 256) * m->w_req_ns + p * m->w_page_ns + m->erase_ns;
+	if (k) {
+		KUNIT_EXPECT_EQ(test, ressd_unit_cost(m, u, RESSD_UNIT_SPARSE), sparse);
+		if (p) {
+			KUNIT_EXPECT_EQ(test, ressd_unit_cost(m, u, RESSD_UNIT_PREFIX), prefix);
+			KUNIT_EXPECT_EQ(test, ressd_unit_cost(m, u, RESSD_UNIT_WHOLE), whole);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ressd_unit_choose(m, u, &cost), c->op);
+	want = c->op == RESSD_UNIT_WHOLE ? whole : c->op == RESSD_UNIT_PREFIX ? prefix : sparse;
+	KUNIT_EXPECT_EQ(test, cost, want);
+	/* Nothing cheaper was passed over (when filling is allowed). */
+	if (u->inside && p && k) {
+		KUNIT_EXPECT_LE(test, cost, sparse);
+		KUNIT_EXPECT_LE(test, cost, prefix);
+		KUNIT_EXPECT_LE(test, cost, whole);
+	}
+}
+
 static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_directed),
 	KUNIT_CASE(ressd_mover_test_long),
 	KUNIT_CASE(ressd_mover_test_random),
+	KUNIT_CASE_PARAM(ressd_mover_test_unit_choose, unit_gen_params),
 	{}
 };
 

@@ -15,7 +15,8 @@ static const char *const field_name[] = {
 	"used/total", "mapped_blocks", "index_bytes", "redirected_writes",
 	"direct_writes", "split_reads", "moved_blocks", "mover_writes",
 	"metadata_commits", "mode", "full_writes", "mover_yields",
-	"user_write_bytes", "dev_write_bytes",
+	"user_write_bytes", "dev_write_bytes", "fill_read_bytes", "units_sparse",
+	"units_prefix", "units_whole",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -57,7 +58,8 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		NULL, &st->mapped, &st->index_bytes, &st->redirected, &st->direct,
 		&st->split_reads, &st->moved_blocks, &st->mover_writes,
 		&st->metadata_commits, NULL, &st->full_writes, &st->mover_yields,
-		&st->user_write_bytes, &st->dev_write_bytes,
+		&st->user_write_bytes, &st->dev_write_bytes, &st->fill_read_bytes,
+		&st->units_sparse, &st->units_prefix, &st->units_whole,
 	};
 	int n, i, f;
 
@@ -110,6 +112,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	st->has_full_writes = f > 10;
 	st->has_mover_yields = f > 11;
 	st->has_write_bytes = f > 13;
+	st->has_units = f > 17;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -259,6 +262,10 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 				(double)st->dev_write_bytes / (double)st->user_write_bytes);
 		fprintf(f, "\n");
 	}
+	if (st->has_units && st->units_sparse + st->units_prefix + st->units_whole)
+		fprintf(f, "erase units:      %" PRIu64 " written whole, %" PRIu64 " up to their last block, %"
+			PRIu64 " sparse; %s read home to fill them\n", st->units_whole,
+			st->units_prefix, st->units_sparse, human_bytes(st->fill_read_bytes, h1));
 	if (t)
 		fprintf(f, "tunables:         small_write_max %u, high_watermark %u, low_watermark %u, mover_batch %u\n",
 			t->t.small_write_max, t->t.high_watermark, t->t.low_watermark,
@@ -313,6 +320,17 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 	} else {
 		json_null(&j, "user_write_bytes");
 		json_null(&j, "dev_write_bytes");
+	}
+	if (st->has_units) {
+		json_u64(&j, "fill_read_bytes", st->fill_read_bytes);
+		json_u64(&j, "units_sparse", st->units_sparse);
+		json_u64(&j, "units_prefix", st->units_prefix);
+		json_u64(&j, "units_whole", st->units_whole);
+	} else {
+		json_null(&j, "fill_read_bytes");
+		json_null(&j, "units_sparse");
+		json_null(&j, "units_prefix");
+		json_null(&j, "units_whole");
 	}
 	if (st->has_write_bytes && st->user_write_bytes)
 		json_double(&j, "write_amplification",

@@ -24,6 +24,8 @@ struct ressd_status {
 	u64 full_writes, mover_yields;
 	bool has_write_bytes;
 	u64 user_write_bytes, dev_write_bytes;
+	bool has_units;
+	u64 fill_read_bytes, units_sparse, units_prefix, units_whole;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
