@@ -179,6 +179,9 @@ stack_create() {
 		dm_create ressd "0 $L ressd $FTL 0 $FTL $L $R $n $opts"
 		TOP=/dev/mapper/ressd
 		STACK_SETTINGS="table: $(dmsetup table ressd | cut -d' ' -f3- | sed -E "s,$FTL,ftl,g; s, [0-9]+:[0-9]+( |\$), ftl\1,g")"
+		# one line for all presets: each preset's own model
+		local own="dev_model (each preset its own: FTL_MODEL in tests/bench/lib.sh)"
+		STACK_SETTINGS=${STACK_SETTINGS/"dev_model ${FTL_MODEL[$FTL_PRESET]}"/$own}
 		;;
 	writecache)
 		modprobe dm-writecache || bench_die "modprobe dm-writecache"
