@@ -3,8 +3,66 @@
  * The device cost model (dm-ressd-plan.h): its checks and the costs it
  * gives.  Pure; compiled unchanged by the module, KUnit and user space.
  */
+#include <linux/kernel.h>
+#include <linux/string.h>
+
 #include "compat.h"
 #include "dm-ressd-plan.h"
+
+int ressd_devmodel_parse(const char *s, struct ressd_devmodel *m)
+{
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i, digits;
+	u64 x;
+
+	if (!s)
+		return -1;
+	if (!strcasecmp(s, "none")) {
+		memset(m, 0, sizeof(*m));
+		return 0;
+	}
+	for (i = 0; i < RESSD_DM_FIELDS; i++) {
+		if (i && *s++ != ':')
+			return -1;
+		for (x = 0, digits = 0; *s >= '0' && *s <= '9'; s++, digits++) {
+			x = x * 10 + (u64)(*s - '0');
+			if (digits == 10 || x > U32_MAX)
+				return -1;
+		}
+		if (!digits)
+			return -1;
+		v[i] = (u32)x;
+	}
+	if (*s)
+		return -1;
+	ressd_devmodel_from_array(m, v);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_devmodel_parse);
+
+void ressd_devmodel_format(const struct ressd_devmodel *m, char *buf, size_t len)
+{
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
+	size_t n = 0;
+	int r;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!ressd_devmodel_set(m)) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	ressd_devmodel_to_array(m, v);
+	for (i = 0; i < RESSD_DM_FIELDS && n < len; i++) {
+		r = snprintf(buf + n, len - n, "%s%u", i ? ":" : "", v[i]);
+		if (r < 0)
+			return;
+		n += r;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_devmodel_format);
 
 bool ressd_devmodel_set(const struct ressd_devmodel *m)
 {

@@ -58,6 +58,18 @@ struct ressd_devmodel {
 	u32 ow4k_ns;
 };
 
+/* Bytes the table form of any model takes, NUL included. */
+#define RESSD_DM_STR_MAX	(RESSD_DM_FIELDS * 11)
+
+/*
+ * Parse the table form of a model: "none" (any case), or RESSD_DM_FIELDS
+ * decimal numbers of at most 10 digits, each below 2^32, separated by
+ * colons.  0, or -1 when @s is not that; the ranges are
+ * ressd_devmodel_check()'s.
+ */
+int ressd_devmodel_parse(const char *s, struct ressd_devmodel *m);
+/* The table form into @buf of @len (RESSD_DM_STR_MAX) bytes. */
+void ressd_devmodel_format(const struct ressd_devmodel *m, char *buf, size_t len);
 /* Is there a model at all? */
 bool ressd_devmodel_set(const struct ressd_devmodel *m);
 /* NULL when the values are consistent, else why not (a ti->error). */

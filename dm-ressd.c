@@ -79,56 +79,6 @@ static int ressd_parse_uint(const char *s, unsigned int *out)
 }
 
 /*
- * A device cost model: "none", or its RESSD_DM_FIELDS numbers separated by
- * colons (struct ressd_devmodel, in its order).  One word, so that a
- * message sets the whole model at once, and free of ',' and '=', so that
- * the IMA status stays key=value pairs.
- */
-int ressd_parse_devmodel(const char *s, struct ressd_devmodel *m)
-{
-	char buf[RESSD_DM_FIELDS * 11], *p, *field;
-	u32 v[RESSD_DM_FIELDS];
-	unsigned int i;
-
-	if (!s)
-		return -EINVAL;
-	if (!strcasecmp(s, "none")) {
-		memset(m, 0, sizeof(*m));
-		return 0;
-	}
-	if (strscpy(buf, s, sizeof(buf)) < 0)
-		return -EINVAL;
-	p = buf;
-	for (i = 0; i < RESSD_DM_FIELDS; i++) {
-		field = strsep(&p, ":");
-		if (!field || ressd_parse_uint(field, &v[i]))
-			return -EINVAL;
-	}
-	if (p)
-		return -EINVAL;
-	ressd_devmodel_from_array(m, v);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ressd_parse_devmodel);
-
-/* The table's form of a model, as ressd_parse_devmodel() reads it. */
-void ressd_format_devmodel(const struct ressd_devmodel *m, char *buf, size_t len)
-{
-	u32 v[RESSD_DM_FIELDS];
-	unsigned int i;
-	size_t n = 0;
-
-	if (!ressd_devmodel_set(m)) {
-		strscpy(buf, "none", len);
-		return;
-	}
-	ressd_devmodel_to_array(m, v);
-	for (i = 0; i < RESSD_DM_FIELDS; i++)
-		n += scnprintf(buf + n, len - n, "%s%u", i ? ":" : "", v[i]);
-}
-EXPORT_SYMBOL_IF_KUNIT(ressd_format_devmodel);
-
-/*
  * One optional argument.  Each value is checked on its own here; the
  * relations between values (low < high, small writes fit a record) are
  * checked by ressd_check_tunables() once all of them are known.
@@ -184,7 +134,7 @@ int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
 		struct ressd_devmodel m;
 		const char *why;
 
-		if (ressd_parse_devmodel(value, &m)) {
+		if (ressd_devmodel_parse(value, &m)) {
 			*error = "Invalid dev_model";
 			return -EINVAL;
 		}
@@ -992,7 +942,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 			 unsigned int maxlen)
 {
 	struct ressd_c *rc = ti->private;
-	char model[RESSD_DM_FIELDS * 11];
+	char model[RESSD_DM_STR_MAX];
 	struct ressd_tunables t;
 	enum ressd_mode mode;
 	unsigned int sz = 0;
@@ -1008,7 +958,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	spin_unlock(&rc->index.lock);
 	spin_unlock_irq(&rc->lock);
 	has_model = ressd_devmodel_set(&t.dev_model);
-	ressd_format_devmodel(&t.dev_model, model, sizeof(model));
+	ressd_devmodel_format(&t.dev_model, model, sizeof(model));
 
 	switch (type) {
 	case STATUSTYPE_INFO:

@@ -359,13 +359,7 @@ void ressd_default_tunables(struct ressd_tunables *t);
 const char *ressd_check_geometry(const struct ressd_geometry *g);
 /* Parse a sector count or offset; 0 or -EINVAL (pure). */
 int ressd_parse_sector(const char *s, sector_t *out);
-/*
- * A dev_model value: "none" or its colon-separated numbers; 0 or -EINVAL.
- * Its ranges are ressd_devmodel_check()'s (pure).
- */
-int ressd_parse_devmodel(const char *s, struct ressd_devmodel *m);
-/* Its table form into @buf (RESSD_DM_FIELDS * 11 bytes suffice; pure). */
-void ressd_format_devmodel(const struct ressd_devmodel *m, char *buf, size_t len);
+
 /*
  * A small write went into the open record: have the end of the caller's
  * burst (its plug flushed) write it.  False when the caller has no plug.

@@ -240,6 +240,24 @@ expect_fail 1 "missing arguments" "$tool" format --reserved 4M
 expect_fail 1 "unknown command 'frob'" "$tool" frob
 ok "refused: a missing device, a character device, unknown options, missing arguments"
 
+# ---- a device cost model in the label ----
+model=4096:0:4:50000:47900:436600:2000000:441000:41000:0:0
+"$tool" format "$img" --reserved 4M --dev-model "$model" --batch --force >/dev/null ||
+	fail "format --dev-model"
+t=$("$tool" table "$img")
+[ "${t#* ressd "$img" 2048 "$img" }" != "$t" ] && [ "${t##* 10 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024 dev_model }" = "$model" ] ||
+	fail "table with a model: $t"
+"$tool" check "$img" | grep -qx "  device model   $model" || fail "check: no device model line"
+"$tool" format "$img" --reserved 4M --dev-model none --batch --force >/dev/null || fail "format --dev-model none"
+"$tool" table "$img" | grep -q " 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024$" ||
+	fail "table without a model: $("$tool" table "$img")"
+expect_fail 1 "dev_model unit must be 0 or a multiple of 8 sectors from 16 to 131072" \
+	"$tool" format "$img" --reserved 4M --dev-model 4100:0:4:1:1:1:1:1:1:0:0 --batch --force
+expect_fail 1 "is not 'none' or 11 numbers" "$tool" format "$img" --reserved 4M --dev-model 4096:0:4 --batch --force
+expect_fail 1 "is not 'none' or 11 numbers" "$tool" format "$img" --reserved 4M \
+	--dev-model 4096:0:4:50000:47900:436600:2000000:441000:41000:0:99999999999 --batch --force
+ok "format --dev-model: kept in the label, shown by table and check, none, refusals with the kernel's messages"
+
 # ---- a separate log device ----
 dev=$tmp/dev.img log=$tmp/log.img
 truncate -s 32M "$dev"

@@ -148,20 +148,20 @@ static void ressd_args_test_devmodel_roundtrip(struct kunit *test)
 		"131072:131064:1:1000000000:1000000000:1000000000:1000000000:1000000000:1000000000:1000000000:1000000000",
 	};
 	static const u32 want[RESSD_DM_FIELDS] = { 16, 8, 256, 1, 2, 3, 4, 5, 6, 7, 8 };
-	char buf[RESSD_DM_FIELDS * 11];
+	char buf[RESSD_DM_STR_MAX];
 	struct ressd_devmodel m, back;
 	u32 v[RESSD_DM_FIELDS];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(lines); i++) {
-		KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(lines[i], &m), 0);
-		ressd_format_devmodel(&m, buf, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, ressd_devmodel_parse(lines[i], &m), 0);
+		ressd_devmodel_format(&m, buf, sizeof(buf));
 		KUNIT_EXPECT_STREQ(test, buf, lines[i]);
-		KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(buf, &back), 0);
+		KUNIT_ASSERT_EQ(test, ressd_devmodel_parse(buf, &back), 0);
 		KUNIT_EXPECT_EQ(test, memcmp(&m, &back, sizeof(m)), 0);
 	}
 	/* The order of the fields is the struct's documented one. */
-	KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(lines[2], &m), 0);
+	KUNIT_ASSERT_EQ(test, ressd_devmodel_parse(lines[2], &m), 0);
 	KUNIT_EXPECT_EQ(test, m.unit_sectors, 16U);
 	KUNIT_EXPECT_EQ(test, m.unit_offset, 8U);
 	KUNIT_EXPECT_EQ(test, m.open_units, 256U);
@@ -177,9 +177,9 @@ static void ressd_args_test_devmodel_roundtrip(struct kunit *test)
 	for (i = 0; i < RESSD_DM_FIELDS; i++)
 		KUNIT_EXPECT_EQ(test, v[i], want[i]);
 	/* A model of all zeros is no model: it prints as "none". */
-	KUNIT_ASSERT_EQ(test, ressd_parse_devmodel("0:0:0:0:0:0:0:0:0:0:0", &m), 0);
+	KUNIT_ASSERT_EQ(test, ressd_devmodel_parse("0:0:0:0:0:0:0:0:0:0:0", &m), 0);
 	KUNIT_EXPECT_FALSE(test, ressd_devmodel_set(&m));
-	ressd_format_devmodel(&m, buf, sizeof(buf));
+	ressd_devmodel_format(&m, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "none");
 }
 
@@ -216,7 +216,7 @@ static void ressd_plan_test_preset_costs(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(preset_costs); i++) {
 		const struct preset_cost *c = &preset_costs[i];
 
-		KUNIT_ASSERT_EQ_MSG(test, ressd_parse_devmodel(c->model, &m), 0, "%s", c->name);
+		KUNIT_ASSERT_EQ_MSG(test, ressd_devmodel_parse(c->model, &m), 0, "%s", c->name);
 		KUNIT_ASSERT_NULL_MSG(test, ressd_devmodel_check(&m), "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_unit_pages(&m), c->pages, "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_full_merge(&m), c->full, "%s", c->name);
@@ -234,7 +234,7 @@ static void ressd_plan_test_preset_costs(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ressd_cost_rw4k(&m), 123456ULL, "%s", c->name);
 	}
 	/* Without a unit there are no merges. */
-	KUNIT_ASSERT_EQ(test, ressd_parse_devmodel(ssd_c, &m), 0);
+	KUNIT_ASSERT_EQ(test, ressd_devmodel_parse(ssd_c, &m), 0);
 	KUNIT_EXPECT_EQ(test, ressd_cost_full_merge(&m), 0ULL);
 	KUNIT_EXPECT_EQ(test, ressd_cost_switch_merge(&m), 0ULL);
 	KUNIT_EXPECT_EQ(test, ressd_cost_partial_merge(&m, 3), 0ULL);

@@ -35,13 +35,19 @@ const char *tun_check(const struct ressd_tun *t)
 void label_encode(void *blk, const struct ressd_label *l)
 {
 	struct ressd_disk_label *d = blk;
+	u32 v[RESSD_DM_FIELDS];
+	unsigned int i;
 
 	memset(blk, 0, RESSD_BLOCK_SIZE);
 	d->magic = le64_put(RESSD_LABEL_MAGIC);
 	d->version = le32_put(RESSD_LABEL_VERSION);
 	d->nonce = le64_put(l->nonce);
 	memcpy(d->uuid, l->uuid, sizeof(d->uuid));
-	d->flags = le32_put(l->flags);
+	d->flags = le32_put((l->flags & ~RESSD_LABEL_DEVMODEL) |
+			    (ressd_devmodel_set(&l->dm) ? RESSD_LABEL_DEVMODEL : 0));
+	ressd_devmodel_to_array(&l->dm, v);
+	for (i = 0; i < RESSD_DM_FIELDS; i++)
+		d->dev_model[i] = le32_put(v[i]);
 	d->block_size = le32_put(RESSD_BLOCK_SIZE);
 	d->created = le64_put(l->created);
 	d->device_sectors = le64_put(l->device_sectors);
@@ -101,7 +107,9 @@ static const char *label_check_geometry(const struct ressd_label *l)
 const char *label_decode(const void *blk, struct ressd_label *l)
 {
 	const struct ressd_disk_label *d = blk;
+	u32 v[RESSD_DM_FIELDS];
 	const char *why;
+	unsigned int i;
 
 	memset(l, 0, sizeof(*l));
 	if (!label_has_magic(blk))
@@ -123,6 +131,11 @@ const char *label_decode(const void *blk, struct ressd_label *l)
 	l->t.low_watermark = le32_get(d->low_watermark);
 	l->t.mover_batch = le32_get(d->mover_batch);
 	memcpy(l->log_device, d->log_device, sizeof(l->log_device));
+	if (l->flags & RESSD_LABEL_DEVMODEL) {
+		for (i = 0; i < RESSD_DM_FIELDS; i++)
+			v[i] = le32_get(d->dev_model[i]);
+		ressd_devmodel_from_array(&l->dm, v);
+	}
 	if (le32_get(d->version) != RESSD_LABEL_VERSION)
 		return "unsupported label version";
 	if (le32_get(d->block_size) != RESSD_BLOCK_SIZE)
@@ -132,6 +145,8 @@ const char *label_decode(const void *blk, struct ressd_label *l)
 	if (!memchr(l->log_device, 0, sizeof(l->log_device)))
 		return "log device path not terminated";
 	why = label_check_geometry(l);
+	if (!why)
+		why = ressd_devmodel_check(&l->dm);
 	if (why)
 		return why;
 	return tun_check(&l->t);

@@ -16,11 +16,13 @@
 #include <stddef.h>
 
 #include "ressd-types.h"
+#include "../../dm-ressd-plan.h"	/* the device cost model (dev_model) */
 
 #define RESSD_LABEL_MAGIC	0x626c2d4453536552ULL	/* "ReSSD-lb" */
 #define RESSD_LABEL_VERSION	1
 #define RESSD_LABEL_SAME_DEV	0x1U	/* the log range is on this device */
-#define RESSD_LABEL_FLAGS	RESSD_LABEL_SAME_DEV
+#define RESSD_LABEL_DEVMODEL	0x2U	/* dev_model holds a device cost model */
+#define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL)
 /* The normal area starts at this boundary (1 MiB), after the label. */
 #define RESSD_LABEL_AREA_SECTORS	2048ULL
 #define RESSD_LABEL_PATH_MAX	256
@@ -31,7 +33,7 @@ struct ressd_disk_label {
 	__le32 version;		/*  12: RESSD_LABEL_VERSION */
 	__le64 nonce;		/*  16: random */
 	__u8 uuid[16];		/*  24: random (RFC 4122 version 4) */
-	__le32 flags;		/*  40: RESSD_LABEL_SAME_DEV */
+	__le32 flags;		/*  40: RESSD_LABEL_SAME_DEV, RESSD_LABEL_DEVMODEL */
 	__le32 block_size;	/*  44: 4096 */
 	__le64 created;		/*  48: seconds since 1970 */
 	__le64 device_sectors;	/*  56: size of this device when formatted */
@@ -45,7 +47,9 @@ struct ressd_disk_label {
 	__le32 low_watermark;	/* 112 */
 	__le32 mover_batch;	/* 116 */
 	char log_device[RESSD_LABEL_PATH_MAX];	/* 120: a separate log device's path, NUL-terminated */
-	__u8 reserved[136];	/* 376: zero */
+	__le32 dev_model[RESSD_DM_FIELDS]; /* 376: with RESSD_LABEL_DEVMODEL, the
+				 * table's dev_model, its fields in order */
+	__u8 reserved[92];	/* 420: zero */
 } __packed;			/* 512 */
 
 _Static_assert(sizeof(struct ressd_disk_label) == 512, "label size");
@@ -68,6 +72,7 @@ struct ressd_label {
 	u64 log_offset, log_sectors;
 	u64 log_device_sectors;
 	struct ressd_tun t;
+	struct ressd_devmodel dm;	/* all zero: none (no RESSD_LABEL_DEVMODEL) */
 	char log_device[RESSD_LABEL_PATH_MAX];
 };
 

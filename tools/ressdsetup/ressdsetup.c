@@ -64,6 +64,7 @@ static const char *const cmd_name[C_NR] = {
 struct opts {
 	const char *reserved, *log_device, *log_offset;
 	const char *small_write_max, *high_watermark, *low_watermark, *mover_batch;
+	const char *dev_model;
 	const char *from_line, *table_line, *interval, *count;
 	bool batch, force, json, watch, readonly, drain, verbose;
 	const char *pos[4];
@@ -87,6 +88,7 @@ static const struct optdef optdefs[] = {
 	{ "high-watermark", true, M(C_FORMAT), STR(high_watermark) },
 	{ "low-watermark", true, M(C_FORMAT), STR(low_watermark) },
 	{ "mover-batch", true, M(C_FORMAT), STR(mover_batch) },
+	{ "dev-model", true, M(C_FORMAT), STR(dev_model) },
 	{ "from-line", true, M(C_STATUS), STR(from_line) },
 	{ "table-line", true, M(C_STATUS), STR(table_line) },
 	{ "interval", true, M(C_STATUS), STR(interval) },
@@ -104,7 +106,7 @@ static const struct optdef optdefs[] = {
 static const char *const cmd_usage[C_NR] = {
 	"format <device> --reserved <size> [--log-device <dev> [--log-offset <bytes>]]\n"
 	"         [--small-write-max <sectors>] [--high-watermark <%>] [--low-watermark <%>]\n"
-	"         [--mover-batch <sectors>] [--batch] [--force]",
+	"         [--mover-batch <sectors>] [--dev-model <model>] [--batch] [--force]",
 	"table <device> [--log-device <dev>]",
 	"open <device> <name> [--log-device <dev>] [--readonly]",
 	"close <name> [--drain]",
@@ -279,12 +281,17 @@ static void open_labelled(const char *path, struct rdev *d, struct ressd_label *
 static void build_table(char *buf, size_t n, const char *dev, const char *logdev,
 			const struct ressd_label *l)
 {
+	char model[RESSD_DM_STR_MAX];
+	bool has_model = ressd_devmodel_set(&l->dm);
+
+	ressd_devmodel_format(&l->dm, model, sizeof(model));
 	snprintf(buf, n,
 		 "0 %" PRIu64 " ressd %s %" PRIu64 " %s %" PRIu64 " %" PRIu64
-		 " 8 small_write_max %u high_watermark %u low_watermark %u mover_batch %u",
+		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s",
 		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_offset,
-		 l->log_sectors, l->t.small_write_max, l->t.high_watermark,
-		 l->t.low_watermark, l->t.mover_batch);
+		 l->log_sectors, has_model ? 10 : 8, l->t.small_write_max, l->t.high_watermark,
+		 l->t.low_watermark, l->t.mover_batch, has_model ? " dev_model " : "",
+		 has_model ? model : "");
 }
 
 /* ---- format ---- */
@@ -413,6 +420,18 @@ static int cmd_format(const struct opts *o)
 	if (why) {
 		errmsg("format: %s", why);
 		return EXIT_PARAM;
+	}
+	if (o->dev_model) {
+		if (ressd_devmodel_parse(o->dev_model, &l.dm)) {
+			errmsg("format: --dev-model: '%s' is not 'none' or 11 numbers separated by colons (U:off:N:bw:aw:c:e:br:ar:rw4k:ow4k)",
+			       o->dev_model);
+			return EXIT_PARAM;
+		}
+		why = ressd_devmodel_check(&l.dm);
+		if (why) {
+			errmsg("format: --dev-model: %s", why);
+			return EXIT_PARAM;
+		}
 	}
 	if (!o->reserved && !o->log_device) {
 		errmsg("format: --reserved <size> is needed (the size of the log, e.g. 64M)");
@@ -1219,6 +1238,12 @@ static void report_label(struct ctx *c)
 	say(c, "  tunables       small_write_max %u, high_watermark %u, low_watermark %u, "
 	    "mover_batch %u", l->t.small_write_max, l->t.high_watermark, l->t.low_watermark,
 	    l->t.mover_batch);
+	if (ressd_devmodel_set(&l->dm)) {
+		char model[RESSD_DM_STR_MAX];
+
+		ressd_devmodel_format(&l->dm, model, sizeof(model));
+		say(c, "  device model   %s", model);
+	}
 	if (c->dev.size / SECTOR_SIZE != l->device_sectors)
 		say(c, "  note: %s is %" PRIu64 " sectors now, %" PRIu64 " when formatted "
 		    "(the layout stays as formatted)", c->dev_path, c->dev.size / SECTOR_SIZE,
