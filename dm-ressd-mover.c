@@ -340,14 +340,15 @@ static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
 		ressd_mover_submit(&w, bio);
 	}
 	r = ressd_mover_wait_all(&w);
-	atomic64_add((u64)len * RESSD_BLOCK_SIZE, &rc->fill_read_bytes);
 	if (r) {
 		DMWARN_LIMIT("filling blocks %llu-%llu: reading home failed (%d), written sparse",
 			     lo, lo + len - 1, r);
 		r = ressd_mover_write_runs(rc, mv, logp, n, &moved, &bios);
-		atomic64_inc(&rc->units_sparse);
+		if (!r)
+			atomic64_inc(&rc->units_sparse);
 		goto out;
 	}
+	atomic64_add((u64)len * RESSD_BLOCK_SIZE, &rc->fill_read_bytes);
 
 	/* The moves still valid take the place of their blocks' home data. */
 	for (i = 0; i < n; i++) {
@@ -369,7 +370,8 @@ static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
 		bios++;
 		r = ressd_mover_wait_all(&w);
 	}
-	atomic64_inc(whole ? &rc->units_whole : &rc->units_prefix);
+	if (!r)
+		atomic64_inc(whole ? &rc->units_whole : &rc->units_prefix);
 out:
 	ressd_mover_unhold(rc);
 	if (!r) {
@@ -456,8 +458,40 @@ struct ressd_round {
 	struct ressd_devmodel dm;
 	u32 unit_pages;		/* P; 0: units are not priced */
 	struct page **fill;	/* 2 P pages (a unit, its moves), or NULL */
-	bool no_fill;		/* they could not be allocated */
 };
+
+static void ressd_round_free_fill(struct ressd_round *r)
+{
+	u32 i;
+
+	if (!r->fill)
+		return;
+	for (i = 0; i < 2 * r->unit_pages; i++)
+		if (r->fill[i])
+			__free_page(r->fill[i]);
+	kvfree(r->fill);
+	r->fill = NULL;
+}
+
+/*
+ * The pages of unit fills, when the model may fill units: 2 P (a unit, and
+ * its moves read from the log).  Without them units go sparse.
+ */
+static void ressd_round_fill_pages(struct ressd_round *r)
+{
+	u32 i;
+
+	if (!r->unit_pages || r->unit_pages > RESSD_FILL_MAX_PAGES)
+		return;
+	r->fill = kvcalloc(2 * r->unit_pages, sizeof(*r->fill), GFP_KERNEL);
+	for (i = 0; r->fill && i < 2 * r->unit_pages; i++) {
+		r->fill[i] = alloc_page(GFP_KERNEL);
+		if (!r->fill[i])
+			break;
+	}
+	if (!r->fill || i < 2 * r->unit_pages)
+		ressd_round_free_fill(r);	/* sparse writes do without */
+}
 
 /* How much to move, and the buffers for it; 0 with r->want 0: nothing. */
 static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
@@ -500,40 +534,8 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 		if (!r->pages[i])
 			return -ENOMEM;
 	}
+	ressd_round_fill_pages(r);
 	return 0;
-}
-
-static void ressd_round_free_fill(struct ressd_round *r)
-{
-	u32 i;
-
-	if (!r->fill)
-		return;
-	for (i = 0; i < 2 * r->unit_pages; i++)
-		if (r->fill[i])
-			__free_page(r->fill[i]);
-	kvfree(r->fill);
-	r->fill = NULL;
-}
-
-/* The pages of a unit fill, at its first one; false when there are none. */
-static bool ressd_round_fill_pages(struct ressd_round *r)
-{
-	u32 i;
-
-	if (r->fill || r->no_fill)
-		return !r->no_fill;
-	r->fill = kvcalloc(2 * r->unit_pages, sizeof(*r->fill), GFP_KERNEL);
-	for (i = 0; r->fill && i < 2 * r->unit_pages; i++) {
-		r->fill[i] = alloc_page(GFP_KERNEL);
-		if (!r->fill[i])
-			break;
-	}
-	if (!r->fill || i < 2 * r->unit_pages) {
-		ressd_round_free_fill(r);
-		r->no_fill = true;	/* sparse writes do without */
-	}
-	return !r->no_fill;
 }
 
 static void ressd_round_exit(struct ressd_round *r)
@@ -599,78 +601,6 @@ static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 	return 0;
 }
 
-/* The erase unit of block @b: its number, and its first block in *@lo. */
-static u64 ressd_unit_of(struct ressd_c *rc, struct ressd_round *r, u64 b, s64 *lo)
-{
-	u64 s = rc->geo.origin_offset + ressd_block_sector(b) + r->dm.unit_sectors -
-		r->dm.unit_offset;
-	u64 u = div_u64(s, r->dm.unit_sectors);
-
-	/* s is shifted one unit up, so that it never goes below zero. */
-	*lo = ((s64)(u * r->dm.unit_sectors) - (s64)r->dm.unit_sectors +
-	       (s64)r->dm.unit_offset - (s64)rc->geo.origin_offset) >> RESSD_SECTOR_SHIFT;
-	return u;
-}
-
-/*
- * How to write the unit of move @i home: its moves are @i to *@end - 1,
- * and a fill covers blocks [*@lo, *@lo + *@len).
- */
-static enum ressd_unit_op ressd_round_unit(struct ressd_c *rc, struct ressd_round *r,
-					   u32 i, u32 *end, s64 *lo, u32 *len)
-{
-	struct ressd_unit_shape u = { .runs = 1 };
-	u64 unit = ressd_unit_of(rc, r, r->mv[i].block, lo);
-	enum ressd_unit_op op;
-	s64 other;
-	u32 j;
-
-	for (j = i + 1; j < r->n && ressd_unit_of(rc, r, r->mv[j].block, &other) == unit; j++)
-		u.runs += r->mv[j].block != r->mv[j - 1].block + 1;
-	*end = j;
-	u.dirty = j - i;
-	u.first_off = r->mv[i].block - *lo;
-	u.last_off = r->mv[j - 1].block - *lo;
-	/* Only a unit all of whose blocks are the target's own is filled. */
-	u.inside = *lo >= 0 && *lo + r->unit_pages <= rc->lg.origin_blocks;
-	op = ressd_unit_choose(&r->dm, &u, NULL);
-	*len = op == RESSD_UNIT_WHOLE ? r->unit_pages : u.last_off + 1;
-	return op;
-}
-
-/*
- * The next step of a round from move @i: a batch of sparse writes (its
- * length in *@n), or one unit to fill.  Sparse units join the batch until
- * it is full or a unit to fill comes, which is the next step's.  A unit
- * with more moves than a batch is written sparse, in as many batches.
- */
-static enum ressd_unit_op ressd_round_step(struct ressd_c *rc, struct ressd_round *r,
-					   u32 i, u32 *n, s64 *lo, u32 *len)
-{
-	enum ressd_unit_op op;
-	u32 end = i, next;
-	s64 other;
-
-	*n = min(r->batch, r->n - i);
-	if (!r->unit_pages || r->no_fill ||
-	    (i && ressd_unit_of(rc, r, r->mv[i - 1].block, &other) ==
-		  ressd_unit_of(rc, r, r->mv[i].block, &other)))
-		return RESSD_UNIT_SPARSE;	/* no pricing, or the rest of a unit */
-	while (end < i + *n) {
-		op = ressd_round_unit(rc, r, end, &next, lo, len);
-		if (end > i && (op != RESSD_UNIT_SPARSE || next > i + *n))
-			break;		/* the batch so far first */
-		if (op != RESSD_UNIT_SPARSE && ressd_round_fill_pages(r)) {
-			*n = next - i;
-			return op;
-		}
-		atomic64_inc(&rc->units_sparse);
-		end = next;
-	}
-	*n = min(*n, end - i);
-	return RESSD_UNIT_SPARSE;
-}
-
 /*
  * 2. Issue, one step at a time, yielding to foreground I/O.  Without a
  * device model that has a unit size every step is a batch of sparse
@@ -678,21 +608,27 @@ static enum ressd_unit_op ressd_round_step(struct ressd_c *rc, struct ressd_roun
  */
 static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 {
+	struct ressd_step_geo g = {
+		.origin_offset = rc->geo.origin_offset,
+		.origin_blocks = rc->lg.origin_blocks,
+		.batch = r->batch,
+		.fill_ok = !!r->fill,
+	};
 	u64 fg = ressd_foreground_ios(rc);
-	enum ressd_unit_op op;
-	u32 i, n, len;
-	s64 lo;
+	struct ressd_step st;
+	u32 i;
 	int err;
 
-	for (i = 0; i < r->n; i += n) {
+	for (i = 0; i < r->n; i += st.n) {
 		ktime_t t0 = ktime_get();
 
-		op = ressd_round_step(rc, r, i, &n, &lo, &len);
-		if (op == RESSD_UNIT_SPARSE)
-			err = ressd_mover_batch(rc, r->mv + i, r->pages, n);
+		ressd_plan_step(&r->dm, &g, r->mv, r->n, i, &st);
+		atomic64_add(st.sparse_units, &rc->units_sparse);
+		if (st.op == RESSD_UNIT_SPARSE)
+			err = ressd_mover_batch(rc, r->mv + i, r->pages, st.n);
 		else
-			err = ressd_mover_fill(rc, r->mv + i, n, r->fill + r->unit_pages,
-					       r->fill, lo, len, op == RESSD_UNIT_WHOLE);
+			err = ressd_mover_fill(rc, r->mv + i, st.n, r->fill + r->unit_pages,
+					       r->fill, st.lo, st.len, st.op == RESSD_UNIT_WHOLE);
 		if (err)
 			return err;
 		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));

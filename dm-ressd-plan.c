@@ -4,6 +4,8 @@
  * gives.  Pure; compiled unchanged by the module, KUnit and user space.
  */
 #include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -253,3 +255,81 @@ enum ressd_unit_op ressd_unit_choose(const struct ressd_devmodel *m,
 	return best;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_unit_choose);
+
+u64 ressd_unit_of(const struct ressd_devmodel *m, u64 origin_offset, u64 b, s64 *lo)
+{
+	u64 s = origin_offset + (b << 3) + m->unit_sectors - m->unit_offset;
+	u64 u = div_u64(s, m->unit_sectors);
+
+	/* Whole blocks: origin_offset and unit_offset are multiples of 8. */
+	*lo = ((s64)((u - 1) * m->unit_sectors + m->unit_offset) - (s64)origin_offset) / 8;
+	return u;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_unit_of);
+
+/*
+ * The unit of move @i: where its moves end (*@end), its first block and
+ * how to write it.
+ */
+static enum ressd_unit_op ressd_plan_unit(const struct ressd_devmodel *m,
+					  const struct ressd_step_geo *g,
+					  const struct ressd_move *mv, u32 n, u32 i,
+					  u32 *end, s64 *lo, u32 *len)
+{
+	struct ressd_unit_shape u = { .runs = 1 };
+	u64 unit = ressd_unit_of(m, g->origin_offset, mv[i].block, lo);
+	u32 p = ressd_cost_unit_pages(m), j;
+	enum ressd_unit_op op;
+	s64 other;
+
+	for (j = i + 1; j < n && ressd_unit_of(m, g->origin_offset, mv[j].block, &other) == unit;
+	     j++)
+		u.runs += mv[j].block != mv[j - 1].block + 1;
+	*end = j;
+	u.dirty = j - i;
+	u.first_off = mv[i].block - *lo;
+	u.last_off = mv[j - 1].block - *lo;
+	/* Only a unit all of whose blocks are the target's own is filled. */
+	u.inside = g->fill_ok && *lo >= 0 && (u64)*lo + p <= g->origin_blocks;
+	op = ressd_unit_choose(m, &u, NULL);
+	*len = op == RESSD_UNIT_WHOLE ? p : u.last_off + 1;
+	return op;
+}
+
+void ressd_plan_step(const struct ressd_devmodel *m, const struct ressd_step_geo *g,
+		     const struct ressd_move *mv, u32 n, u32 i, struct ressd_step *st)
+{
+	u32 max = min_t(u32, g->batch, n - i), end = i, next;
+	enum ressd_unit_op op;
+	s64 lo, other;
+	u32 len;
+
+	memset(st, 0, sizeof(*st));
+	st->op = RESSD_UNIT_SPARSE;
+	st->n = max;
+	if (!m->unit_sectors)
+		return;
+	if (i && ressd_unit_of(m, g->origin_offset, mv[i - 1].block, &other) ==
+		 ressd_unit_of(m, g->origin_offset, mv[i].block, &other)) {
+		/* The rest of a unit begun sparse: up to its end. */
+		ressd_plan_unit(m, g, mv, n, i, &next, &lo, &len);
+		st->n = min_t(u32, max, next - i);
+		return;
+	}
+	while (end < i + max) {
+		op = ressd_plan_unit(m, g, mv, n, end, &next, &lo, &len);
+		if (end > i && (op != RESSD_UNIT_SPARSE || next > i + max))
+			break;		/* the batch so far first */
+		if (op != RESSD_UNIT_SPARSE) {
+			st->op = op;
+			st->n = next - i;
+			st->lo = lo;
+			st->len = len;
+			return;
+		}
+		st->sparse_units++;
+		end = next;
+	}
+	st->n = min_t(u32, max, end - i);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plan_step);

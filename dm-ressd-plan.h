@@ -129,6 +129,63 @@ struct ressd_unit_shape {
 	bool inside;
 };
 
+/* One block the mover plans to move home (dm-ressd-mover.c). */
+struct ressd_move {
+	u64 block;	/* home block */
+	u32 slot;	/* log slot holding it */
+	bool skip;	/* changed since planned: not moved */
+	bool superseded;	/* skipped: newer data is home, its write held */
+};
+
+/**
+ * struct ressd_step_geo - where the target's blocks sit on the device
+ * @origin_offset: sectors: the normal area's start on the origin device
+ * @origin_blocks: 4 KiB blocks in the normal area
+ * @batch: moves a batch of sparse writes takes at most (>= 1)
+ * @fill_ok: units may be filled (the mover has the pages for it)
+ */
+struct ressd_step_geo {
+	u64 origin_offset;
+	u64 origin_blocks;
+	u32 batch;
+	bool fill_ok;
+};
+
+/*
+ * The erase unit of the target's block @b under model @m (with a unit
+ * size): its number (counted from one unit below the device's start, so
+ * that it is never negative) and, in *@lo, its first block, which is below
+ * 0 when the unit begins before the normal area (pure).
+ */
+u64 ressd_unit_of(const struct ressd_devmodel *m, u64 origin_offset, u64 b, s64 *lo);
+
+/**
+ * struct ressd_step - one step of a mover round (ressd_plan_step())
+ * @op: SPARSE: a batch of sparse writes; else one unit to fill
+ * @n: moves the step takes, from where it starts
+ * @lo: a fill's first block
+ * @len: a fill's length in blocks
+ * @sparse_units: units this step begins and writes sparse
+ */
+struct ressd_step {
+	enum ressd_unit_op op;
+	u32 n;
+	s64 lo;
+	u32 len;
+	u32 sparse_units;
+};
+
+/*
+ * The step of a round that starts at move @i of @mv[0..@n) (sorted by
+ * block, each block once): sparse units join a batch until it holds
+ * g->batch moves or a unit to fill comes, which is the next step's; a unit
+ * to fill is a step of its own, all its moves; a unit with more moves than
+ * a batch goes sparse in as many batches, and the step that ends it ends
+ * there.  Without a unit size every step is a batch of sparse writes (pure).
+ */
+void ressd_plan_step(const struct ressd_devmodel *m, const struct ressd_step_geo *g,
+		     const struct ressd_move *mv, u32 n, u32 i, struct ressd_step *st);
+
 /* The modelled cost of writing @u home with @op (pure). */
 u64 ressd_unit_cost(const struct ressd_devmodel *m, const struct ressd_unit_shape *u,
 		    enum ressd_unit_op op);

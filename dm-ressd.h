@@ -147,14 +147,6 @@ struct ressd_classifier {
 bool ressd_classify(struct ressd_classifier *cls, sector_t start,
 		    unsigned int sectors, unsigned int small_write_max);
 
-/* One block the mover plans to move home (dm-ressd-mover.c). */
-struct ressd_move {
-	u64 block;	/* home block */
-	u32 slot;	/* log slot holding it */
-	bool skip;	/* changed since planned: not moved */
-	bool superseded;	/* skipped: newer data is home, its write held */
-};
-
 u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
 			 u32 max_blocks, bool by_slot, u32 *first);
 

@@ -36,7 +36,8 @@ dmsetup message ms 0 set dev_model $model || fail "set dev_model"
 table | grep -q " 10 $want dev_model $model\$" || fail "dev_model not in the table: $(table)"
 before=$(table)
 for bad in "set dev_model 4096:0:4" "set dev_model 4100:0:4:50000:47900:436600:2000000:441000:41000:0:0" \
-	"set dev_model" "set dev_model none extra"; do
+	"set dev_model 4096:0:4:50000:47900:436600:2000000:441000:41000:0:0:0" "set dev_model nonE:0" \
+	"set dev_model 4096:0:257:50000:47900:436600:2000000:441000:41000:0:0" "set dev_model"; do
 	# shellcheck disable=SC2086
 	if dmsetup message ms 0 $bad 2>/dev/null; then
 		fail "accepted message '$bad'"

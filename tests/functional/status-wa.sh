@@ -6,7 +6,7 @@
 # with both the normal area and the reserved area on one ftlsim device, equal
 # to the byte over logged writes, writes sent home, home writes over logged
 # blocks (invalidation records), a commit, mover rounds and a drain
-# (superblock checkpoints).
+# (superblock checkpoints) that fills erase units (a device model).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 
 A=$RESSD_DISK_A
@@ -58,10 +58,14 @@ check "1 MiB writes over logged blocks"
 dmsetup message wa 0 commit || fail commit
 check "commit"
 wfio mix randwrite 16k 0 4M
+# A model that fills every unit it touches: the fills' writes count too.
+dmsetup message wa 0 set dev_model 4096:0:4:50000:47900:436600:2000000:441000:41000:0:0 ||
+	fail "set dev_model"
 dmsetup message wa 0 mover resume || fail "mover resume"
 dmsetup message wa 0 drain || fail drain
 [ "$(status_field wa 7)" -gt 0 ] || fail "the mover moved nothing"
-check "mixed writes, then a drain"
+[ "$(status_field wa 18)" -gt 0 ] || fail "no unit was filled: $(dmsetup status wa)"
+check "mixed writes, then a drain that fills units"
 echo "write amplification: $(awk -v u="$user" -v d="$(ftl_stat write_bytes)" 'BEGIN { printf "%.2f", d / u }')"
 dm_remove wa
 dm_remove ftl

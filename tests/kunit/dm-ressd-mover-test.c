@@ -12,7 +12,11 @@
  * The choice per erase unit (dm-ressd-plan.c, ressd_unit_choose()) is
  * checked on each dm-ftlsim preset's model against a table worked out from
  * ftlsim.md's cost rules, and its cost against the three formulas written
- * out again here.
+ * out again here.  The unit of a block (ressd_unit_of()) is checked against
+ * its definition on random offsets, negative first blocks included; the
+ * steps of a round (ressd_plan_step()) on random rounds against an oracle
+ * that groups the moves by unit on its own, and on the case where a unit
+ * split over sparse batches once kept every later step off unit bounds.
  */
 
 #include <kunit/test.h>
@@ -237,11 +241,208 @@ static void ressd_mover_test_unit_choose(struct kunit *test)
 	}
 }
 
+/* Unit of block @b by its definition: the unit that holds its first sector. */
+static s64 ressd_t_unit_lo(const struct ressd_devmodel *m, u64 off, u64 b)
+{
+	s64 x = (s64)(off + b * 8) - (s64)m->unit_offset;
+	s64 k = x >= 0 ? x / m->unit_sectors : -((-x + m->unit_sectors - 1) / m->unit_sectors);
+
+	return (k * (s64)m->unit_sectors + (s64)m->unit_offset - (s64)off) / 8;
+}
+
+static void ressd_mover_test_unit_of(struct kunit *test)
+{
+	struct ressd_devmodel m = { 4096, 0 };
+	u64 seed = 0x5eed0f11, u1, u2;
+	s64 lo, lo2;
+	unsigned int i;
+
+	/* Directed: 2 MiB units, the normal area 1 MiB into the device. */
+	ressd_unit_of(&m, 2048, 0, &lo);
+	KUNIT_EXPECT_EQ(test, lo, -256LL);
+	ressd_unit_of(&m, 2048, 255, &lo);
+	KUNIT_EXPECT_EQ(test, lo, -256LL);
+	ressd_unit_of(&m, 2048, 256, &lo);
+	KUNIT_EXPECT_EQ(test, lo, 256LL);
+	m.unit_offset = 1024;
+	ressd_unit_of(&m, 2048, 0, &lo);
+	KUNIT_EXPECT_EQ(test, lo, -128LL);
+	ressd_unit_of(&m, 2048, 384, &lo);
+	KUNIT_EXPECT_EQ(test, lo, 384LL);
+	m.unit_offset = 0;
+	ressd_unit_of(&m, 0, 511, &lo);
+	KUNIT_EXPECT_EQ(test, lo, 0LL);
+
+	for (i = 0; i < 2000; i++) {
+		u64 r = ressd_kunit_xorshift(&seed), off, b;
+
+		m.unit_sectors = 16 + 8 * (r % 2048);
+		m.unit_offset = 8 * ((r >> 12) % (m.unit_sectors / 8));
+		off = 8 * ((r >> 24) % 100000);
+		b = (r >> 44) % 100000;
+		u1 = ressd_unit_of(&m, off, b, &lo);
+		KUNIT_ASSERT_EQ_MSG(test, lo, ressd_t_unit_lo(&m, off, b),
+				    "U %u off %u origin %llu block %llu", m.unit_sectors,
+				    m.unit_offset, off, b);
+		KUNIT_EXPECT_LE(test, lo, (s64)b);
+		KUNIT_EXPECT_LT(test, (s64)b, lo + m.unit_sectors / 8);
+		/* The number is the same exactly for the blocks of one unit. */
+		u2 = ressd_unit_of(&m, off, b + 1, &lo2);
+		KUNIT_EXPECT_EQ(test, u1 == u2, lo == lo2);
+	}
+}
+
+/*
+ * The oracle of a round's steps: moves grouped by unit with
+ * ressd_t_unit_lo(), each unit's way chosen from its shape as the mover
+ * must, then every step checked against the groups.
+ */
+static void ressd_t_check_steps(struct kunit *test, const struct ressd_devmodel *m,
+				const struct ressd_step_geo *g, const struct ressd_move *mv,
+				u32 n, u32 *fills)
+{
+	u32 p = m->unit_sectors / 8, i, j, k, sparse_want = 0, sparse_got = 0;
+	enum ressd_unit_op *op = kunit_kcalloc(test, n, sizeof(*op), GFP_KERNEL);
+	u32 *start = kunit_kcalloc(test, n, sizeof(*start), GFP_KERNEL);
+	u32 *end = kunit_kcalloc(test, n, sizeof(*end), GFP_KERNEL);
+	struct ressd_step st;
+
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	KUNIT_ASSERT_NOT_NULL(test, start);
+	KUNIT_ASSERT_NOT_NULL(test, end);
+	for (i = 0; i < n; i = j) {
+		s64 lo = ressd_t_unit_lo(m, g->origin_offset, mv[i].block);
+		struct ressd_unit_shape u = { .runs = 1 };
+
+		for (j = i + 1; j < n && ressd_t_unit_lo(m, g->origin_offset, mv[j].block) == lo;
+		     j++)
+			u.runs += mv[j].block != mv[j - 1].block + 1;
+		u.dirty = j - i;
+		u.first_off = mv[i].block - lo;
+		u.last_off = mv[j - 1].block - lo;
+		u.inside = g->fill_ok && lo >= 0 && lo + p <= g->origin_blocks;
+		for (k = i; k < j; k++) {
+			op[k] = ressd_unit_choose(m, &u, NULL);
+			start[k] = i;
+			end[k] = j;
+		}
+		sparse_want += op[i] == RESSD_UNIT_SPARSE;
+	}
+	*fills = 0;
+	for (i = 0; i < n; i += st.n) {
+		ressd_plan_step(m, g, mv, n, i, &st);
+		KUNIT_ASSERT_GE_MSG(test, st.n, 1U, "step at %u", i);
+		KUNIT_ASSERT_LE(test, i + st.n, n);
+		sparse_got += st.sparse_units;
+		if (st.op != RESSD_UNIT_SPARSE) {
+			/* One whole unit, the way the oracle chose. */
+			KUNIT_EXPECT_EQ_MSG(test, st.op, op[i], "step at %u", i);
+			KUNIT_EXPECT_EQ(test, start[i], i);
+			KUNIT_EXPECT_EQ(test, end[i], i + st.n);
+			KUNIT_EXPECT_EQ(test, st.lo, ressd_t_unit_lo(m, g->origin_offset,
+								     mv[i].block));
+			KUNIT_EXPECT_EQ(test, st.len, st.op == RESSD_UNIT_WHOLE ? p :
+				(u32)(mv[i + st.n - 1].block - st.lo + 1));
+			(*fills)++;
+			continue;
+		}
+		KUNIT_EXPECT_LE(test, st.n, g->batch);
+		for (k = i; k < i + st.n; k++)
+			KUNIT_EXPECT_EQ_MSG(test, op[k], RESSD_UNIT_SPARSE, "move %u", k);
+		/*
+		 * A batch ends at a unit's end, or splits a unit larger than a
+		 * batch (which then must have taken a whole batch).
+		 */
+		k = i + st.n;
+		if (k < n && start[k] != k)
+			KUNIT_EXPECT_EQ_MSG(test, st.n, g->batch, "step at %u splits a unit", i);
+		if (k < n && start[k] != k)
+			KUNIT_EXPECT_GT(test, end[k] - start[k], g->batch);
+	}
+	KUNIT_EXPECT_EQ(test, sparse_got, sparse_want);
+}
+
+/* Sorted distinct random blocks into @mv; how many. */
+static u32 ressd_t_random_moves(u64 *seed, struct ressd_move *mv, u32 max, u64 span)
+{
+	u32 i, n = 0;
+	u64 b = ressd_kunit_xorshift(seed) % 64;
+
+	for (i = 0; i < max && b < span; i++) {
+		mv[n++] = (struct ressd_move){ .block = b };
+		/* runs of neighbours and gaps of every size */
+		switch (ressd_kunit_xorshift(seed) % 4) {
+		case 0:
+			b += 1;
+			break;
+		case 1:
+			b += 1 + ressd_kunit_xorshift(seed) % 8;
+			break;
+		default:
+			b += 1 + ressd_kunit_xorshift(seed) % 600;
+		}
+	}
+	return n;
+}
+
+static void ressd_mover_test_plan_step(struct kunit *test)
+{
+	const u32 max = 3000;
+	struct ressd_move *mv = kunit_kcalloc(test, max, sizeof(*mv), GFP_KERNEL);
+	u64 seed = 0xfeed5eed;
+	u32 round, n, fills, total = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, mv);
+	for (round = 0; round < 200; round++) {
+		const struct ressd_devmodel *m = &ressd_t_models[round % 4];
+		struct ressd_devmodel mm = *m;
+		u64 r = ressd_kunit_xorshift(&seed);
+		struct ressd_step_geo g = {
+			.origin_offset = 8 * (r % 4096),
+			.origin_blocks = 60000 + r % 50000,
+			.batch = 1 + (r >> 16) % 200,
+			.fill_ok = (r >> 32) % 8 != 0,
+		};
+
+		mm.unit_offset = 8 * ((r >> 40) % (mm.unit_sectors / 8));
+		n = ressd_t_random_moves(&seed, mv, max, g.origin_blocks);
+		ressd_t_check_steps(test, &mm, &g, mv, n, &fills);
+		total += fills;
+	}
+	KUNIT_EXPECT_GT(test, total, 100U);	/* the rounds did fill units */
+}
+
+/*
+ * ssd-a's model, batches of 2 moves (mover_batch 16): a sparse unit of 9
+ * moves, then 5 units of 40 scattered moves each, which must each be
+ * filled, whatever the batches before them did.  (The first version of the
+ * step kept taking whole batches after the split unit, never on a unit's
+ * first move again, and filled none of the 5.)
+ */
+static void ressd_mover_test_plan_step_split(struct kunit *test)
+{
+	struct ressd_move *mv = kunit_kcalloc(test, 9 + 5 * 40, sizeof(*mv), GFP_KERNEL);
+	struct ressd_step_geo g = { 0, 1 << 20, 2, true };
+	u32 i, k, n = 0, fills;
+
+	KUNIT_ASSERT_NOT_NULL(test, mv);
+	for (i = 0; i < 9; i++)	/* pages 5 to 109: sparse is cheapest */
+		mv[n++] = (struct ressd_move){ .block = 5 + 13 * i };
+	for (k = 1; k <= 5; k++)
+		for (i = 0; i < 40; i++)
+			mv[n++] = (struct ressd_move){ .block = 128 * k + 3 * i };
+	ressd_t_check_steps(test, &ressd_t_models[0], &g, mv, n, &fills);
+	KUNIT_EXPECT_EQ(test, fills, 5U);
+}
+
 static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_directed),
 	KUNIT_CASE(ressd_mover_test_long),
 	KUNIT_CASE(ressd_mover_test_random),
 	KUNIT_CASE_PARAM(ressd_mover_test_unit_choose, unit_gen_params),
+	KUNIT_CASE(ressd_mover_test_unit_of),
+	KUNIT_CASE(ressd_mover_test_plan_step),
+	KUNIT_CASE(ressd_mover_test_plan_step_split),
 	{}
 };
 

@@ -17,6 +17,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 
 #define __packed	__attribute__((__packed__))
 #ifndef U64_MAX
