@@ -223,6 +223,19 @@ static void ressd_mover_wait_home(struct ressd_c *rc)
 	wait_event(rc->wait, ressd_phase_idle(&rc->mover.home, old));
 }
 
+/* A bio of @cnt blocks from home block @block on, on @pages[0..@cnt). */
+static struct bio *ressd_mover_home_bio(struct ressd_c *rc, blk_opf_t opf, u64 block,
+					struct page **pages, u32 cnt)
+{
+	struct bio *bio = bio_alloc_bioset(rc->origin->bdev, cnt, opf, GFP_NOIO, &rc->bs);
+	u32 i;
+
+	bio->bi_iter.bi_sector = rc->geo.origin_offset + ressd_block_sector(block);
+	for (i = 0; i < cnt; i++)
+		__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
+	return bio;
+}
+
 /*
  * Write the moves not skipped home, move i from pages[i], neighbours in
  * one bio; *@moved and *@bios count them.
@@ -236,12 +249,9 @@ static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
 
 	ressd_mover_wait_init(&w);
 	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, false, &first))) {
-		bio = bio_alloc_bioset(rc->origin->bdev, len, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
-		bio->bi_iter.bi_sector = rc->geo.origin_offset +
-					 ressd_block_sector(mv[first].block);
-		for (i = first; i < first + len; i++)
-			__bio_add_page(bio, pages[i], RESSD_BLOCK_SIZE, 0);
+		bio = ressd_mover_home_bio(rc, REQ_OP_WRITE, mv[first].block, pages + first, len);
 		ressd_mover_submit(&w, bio);
+		i = first + len;
 		atomic64_add(len * RESSD_BLOCK_SIZE, &rc->dev_write_bytes);
 		*moved += len;
 		(*bios)++;
@@ -333,10 +343,7 @@ static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
 	ressd_mover_wait_init(&w);
 	for (off = 0; off < len; off += cnt) {
 		cnt = min_t(u32, len - off, BIO_MAX_VECS);
-		bio = bio_alloc_bioset(rc->origin->bdev, cnt, REQ_OP_READ, GFP_NOIO, &rc->bs);
-		bio->bi_iter.bi_sector = rc->geo.origin_offset + ressd_block_sector(lo + off);
-		for (i = 0; i < cnt; i++)
-			__bio_add_page(bio, unit[off + i], RESSD_BLOCK_SIZE, 0);
+		bio = ressd_mover_home_bio(rc, REQ_OP_READ, lo + off, unit + off, cnt);
 		ressd_mover_submit(&w, bio);
 	}
 	r = ressd_mover_wait_all(&w);
@@ -361,10 +368,7 @@ static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
 	for (off = 0; off < len && !r; off += cnt) {
 		cnt = min_t(u32, len - off, BIO_MAX_VECS);
 		ressd_mover_wait_init(&w);
-		bio = bio_alloc_bioset(rc->origin->bdev, cnt, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
-		bio->bi_iter.bi_sector = rc->geo.origin_offset + ressd_block_sector(lo + off);
-		for (i = 0; i < cnt; i++)
-			__bio_add_page(bio, unit[off + i], RESSD_BLOCK_SIZE, 0);
+		bio = ressd_mover_home_bio(rc, REQ_OP_WRITE, lo + off, unit + off, cnt);
 		ressd_mover_submit(&w, bio);
 		atomic64_add((u64)cnt * RESSD_BLOCK_SIZE, &rc->dev_write_bytes);
 		bios++;

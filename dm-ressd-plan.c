@@ -277,13 +277,12 @@ static enum ressd_unit_op ressd_plan_unit(const struct ressd_devmodel *m,
 					  u32 *end, s64 *lo, u32 *len)
 {
 	struct ressd_unit_shape u = { .runs = 1 };
-	u64 unit = ressd_unit_of(m, g->origin_offset, mv[i].block, lo);
 	u32 p = ressd_cost_unit_pages(m), j;
 	enum ressd_unit_op op;
-	s64 other;
 
-	for (j = i + 1; j < n && ressd_unit_of(m, g->origin_offset, mv[j].block, &other) == unit;
-	     j++)
+	ressd_unit_of(m, g->origin_offset, mv[i].block, lo);
+	/* Sorted moves: the unit's are those below its end. */
+	for (j = i + 1; j < n && mv[j].block < (u64)(*lo + p); j++)
 		u.runs += mv[j].block != mv[j - 1].block + 1;
 	*end = j;
 	u.dirty = j - i;
@@ -301,7 +300,7 @@ void ressd_plan_step(const struct ressd_devmodel *m, const struct ressd_step_geo
 {
 	u32 max = min_t(u32, g->batch, n - i), end = i, next;
 	enum ressd_unit_op op;
-	s64 lo, other;
+	s64 lo;
 	u32 len;
 
 	memset(st, 0, sizeof(*st));
@@ -309,8 +308,8 @@ void ressd_plan_step(const struct ressd_devmodel *m, const struct ressd_step_geo
 	st->n = max;
 	if (!m->unit_sectors)
 		return;
-	if (i && ressd_unit_of(m, g->origin_offset, mv[i - 1].block, &other) ==
-		 ressd_unit_of(m, g->origin_offset, mv[i].block, &other)) {
+	ressd_unit_of(m, g->origin_offset, mv[i].block, &lo);
+	if (i && (s64)mv[i - 1].block >= lo) {
 		/* The rest of a unit begun sparse: up to its end. */
 		ressd_plan_unit(m, g, mv, n, i, &next, &lo, &len);
 		st->n = min_t(u32, max, next - i);
