@@ -82,6 +82,21 @@ expect_verdict sd-card locality
 expect_verdict ssd-c no
 [ "$(grep -c '^ok: ssd-c: verdict no' "$tmp/self")" = 3 ] || fail "self-test: ssd-c in three states"
 ok "self-test: $(sed -n 's/^self-test: //p' "$tmp/self"); ssd-a, ssd-b, sd-worst yes, sd-card locality, ssd-c no"
+# Test 5 against each preset's own parameters (ftlsim-model.c's table).
+for pu in ssd-a:512:8 ssd-b:2048:4 sd-card:64:4 sd-worst:4096:2; do
+	IFS=: read -r p unit open <<<"$pu"
+	grep -q "^ok: $p: unit $unit KiB at offset 0, exactly the preset's $unit KiB$" "$tmp/self" ||
+		fail "self-test: $p's erase unit is not $unit KiB"
+	grep -q "^ok: $p: $open open units, exactly the preset's $open$" "$tmp/self" ||
+		fail "self-test: $p's open units are not $open"
+	[ "$(grep -c "^ok: $p: [a-z_]* [0-9.e+]* us, within 20 % of the preset's " "$tmp/self")" = 6 ] ||
+		fail "self-test: $p: not all six costs within 20 %"
+	grep -q "^ok: $p: dev_model [0-9:]* is one the target accepts" "$tmp/self" ||
+		fail "self-test: $p: no dev_model the target accepts"
+done
+[ "$(grep -c '^ok: ssd-c (.*): no unit effect from 8 KiB to 64 MiB$' "$tmp/self")" = 3 ] ||
+	fail "self-test: ssd-c shows a unit effect"
+ok "self-test, test 5: the unit and open units of ssd-a, ssd-b, sd-card, sd-worst exactly, their costs within 20 %; ssd-c no unit effect"
 sed -n '/^ssd-a:/,$p' "$tmp/self" | grep -v '^ok:' | grep -v '^$' | grep -v '^self-test' | sed 's/^/    /'
 
 # ---- refusals: nothing written ----
@@ -151,6 +166,10 @@ assert r["use_dm_ressd"] in ("yes", "locality", "no"), r
 assert r["small_write_max"] % 8 == 0 and r["mover_batch"] % 8 == 0
 assert 16 <= r["mover_batch"] <= 8192 and r["small_write_max"] < r["mover_batch"]
 assert (r["reserved_bytes"] > 0) == (r["use_dm_ressd"] != "no")
+u = d["device_model"]
+assert len(u["boundary_scan"]) >= 1 and u["boundary_scan"][0]["boundary_bytes"] == 8192, u
+assert len(u["dev_model"].split(":")) == 11, u
+assert int(u["dev_model"].split(":")[0]) * 512 == u["unit_bytes"], u
 print("    %s: SW %s, RW4K %s, RR4K %s, OW4K %s MB/s; Eq. 5 %s; use dm-ressd: %s" % (
     "file", e["sw_mbps"], e["rw4k_mbps"], e["rr4k_mbps"], e["ow4k_mbps"],
     "holds" if e["holds"] else "fails", r["use_dm_ressd"]))
@@ -171,7 +190,7 @@ for w in "ordered-sequential write   512 KiB" "Affine model t = alpha * n + beta
 	"ReSSD condition (Eq. 5): 1/SW + 1/RR4K + 1/OW4K < 1/RW4K" "Recommendation: "; do
 	grep -qF -- "$w" "$tmp/probe.txt" || { cat "$tmp/probe.txt"; fail "the table has no '$w'"; }
 done
-grep -q '^probe: \[4/4\] ordered-sequential write, 512 KiB requests' "$tmp/probe.err" ||
+grep -q '^probe: \[4/5\] ordered-sequential write, 512 KiB requests' "$tmp/probe.err" ||
 	{ cat "$tmp/probe.err"; fail "no progress on stderr"; }
 ok "the human table, and progress on stderr"
 
@@ -195,8 +214,16 @@ d = json.load(open(sys.argv[1]))
 e, r = d["eq5"], d["recommendation"]
 assert abs(e["sw_mbps"] - 79) < 7.9 and abs(e["rw4k_mbps"] - 0.018) < 0.0018, e
 assert e["holds"] is True and r["use_dm_ressd"] == "yes", (e, r)
+u = d["device_model"]
+assert u["unit_bytes"] == 2 << 20 and u["open_units"] == 4, u
+assert u["dev_model"].split(":")[:3] == ["4096", "0", "4"], u
 EOF
-ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd"
+"$tool" probe --model ssd-b --quiet >"$tmp/model.txt" || fail "probe --model ssd-b (table)"
+grep -q '^  unit 2 MiB, taken aligned to the start of the device; open units: 4$' "$tmp/model.txt" ||
+	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: no unit line"; }
+grep -q -- '--dev-model 4096:0:4:' "$tmp/model.txt" ||
+	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: the format line has no --dev-model"; }
+ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd; unit 2 MiB, 4 open, --dev-model"
 
 # The model is dm-ftlsim's own: ftlsim-model.c linked in, its preset table
 # the one --model knows (and --help lists), the kernel's spelling of a

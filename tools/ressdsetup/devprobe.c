@@ -3,7 +3,7 @@
  * ressdsetup probe: measure a device the way the ReSSD paper does and say
  * whether dm-ressd will help it, and with which settings.
  *
- * What is measured.  Four tests, each request issued alone (queue depth 1,
+ * What is measured.  Five tests, each request issued alone (queue depth 1,
  * O_DIRECT, timed with CLOCK_MONOTONIC), as IOmeter with one outstanding
  * request in the ReSSD paper's Table 2 and Fig. 2:
  *
@@ -15,7 +15,12 @@
  *   4. ordered-sequential writes of 4, 128, 256, 384 and 512 KiB: each
  *      request at a higher offset than the one before, 128 KiB beyond its
  *      end (the paper's Fig. 2, "increment" 128 KB, after uFLIP); 4 KiB
- *      gives OW4K.
+ *      gives OW4K;
+ *   5. the erase unit and what the device charges around it: 8 KiB writes
+ *      inside and across candidate unit boundaries, whole units written in
+ *      order, units written round-robin, 1 MiB reads (struct
+ *      devprobe_units in devprobe.h): the dev_model the target takes
+ *      (Documentation/mover-pricing.md).
  *
  * Every request stays inside the byte range the user allowed (the whole
  * device with --destructive).  Time budgets (--seconds, default 3): one
@@ -24,7 +29,9 @@
  * sequential writes and one for the other ordered sizes: six in all.  Each
  * phase (a test and a size) begins with a warm-up that is not counted (see
  * WARM_SPAN) and stops once its budget is spent and it has a few samples;
- * it never runs longer than 4 budgets.
+ * it never runs longer than 4 budgets.  Test 5 has no budget: it issues a
+ * fixed number of requests, about 200 of which each pay a merge (2 s on
+ * ssd-a, 45 s on ssd-b, 80 s on sd-worst).
  *
  * What is computed (pure functions below, no I/O):
  *
@@ -214,6 +221,86 @@ void devprobe_summarize(struct devprobe_result *r)
 	r->ow4k = r->ow_bw[0];
 	devprobe_fit_stats(r->seq, DEVPROBE_NR_SEQ, &r->fit_seq);
 	devprobe_fit_stats(r->rand, DEVPROBE_NR_RAND, &r->fit_rand);
+	devprobe_units_fit(r);
+}
+
+static double nonneg(double v)
+{
+	return v > 0 ? v : 0;
+}
+
+/*
+ * Test 5's costs (see struct devprobe_units).  With a unit of P pages:
+ *   t4 = beta_w + alpha_w, t8 = beta_w + 2 alpha_w	(in-order requests)
+ *   t_last = t8 + e					(the unit's last one)
+ *   t_inside = beta_w + 2 alpha_w + P c + 2 e		(a full merge each)
+ *   slope of the sequential fit = alpha_w + e / P	(test 1)
+ * so e = t_last - t8, alpha_w = slope - e / P (t8 - t4 without a fit: that
+ * difference drowns in the jitter of a request's own cost, the slope of
+ * requests up to 1 MiB does not), beta_w = t4 - alpha_w, and
+ * c = (t_inside - t8 - 2 e) / P.  Without a unit (page-mapped), the write
+ * costs are the sequential fit's and there is no merge.  Reads: 4 KiB
+ * (test 3) and 1 MiB requests give r_req + r_page and r_req + 256 r_page.
+ */
+void devprobe_units_fit(struct devprobe_result *r)
+{
+	struct devprobe_units *u = &r->units;
+	double P = (double)u->unit / DEVPROBE_PAGE;
+
+	u->costs = false;
+	u->w_req = u->w_page = u->copy = u->erase = u->full = u->r_req = u->r_page = 0;
+	if (!u->ran)
+		return;
+	if (u->unit && u->fill4.count && u->fill8.count && u->fill_last.count) {
+		double t4 = u->fill_t4, t8 = u->fill_t8;
+
+		u->costs = true;
+		u->erase = nonneg(u->fill_tlast - t8);
+		u->w_page = nonneg(r->fit_seq.ok ? r->fit_seq.alpha - u->erase / P : t8 - t4);
+		u->w_req = nonneg(t4 - u->w_page);
+		u->full = nonneg(stat_mean(&u->inside) - t8);
+		u->copy = nonneg((u->full - 2 * u->erase) / P);
+	} else if (!u->unit && r->fit_seq.ok) {
+		u->costs = true;
+		u->w_page = nonneg(r->fit_seq.alpha);
+		u->w_req = nonneg(r->fit_seq.beta);
+	}
+	if (r->read4k.count && u->read_big.count) {
+		double n = (double)u->read_big.bytes / DEVPROBE_PAGE;
+		double t1 = stat_mean(&r->read4k);
+
+		u->r_page = nonneg((stat_mean(&u->read_big) - t1) / (n - 1));
+		u->r_req = nonneg(t1 - u->r_page);
+	}
+}
+
+static u32 to_ns(double secs)
+{
+	double ns = secs * 1e9 + 0.5;
+
+	if (!(ns > 0))
+		return 0;
+	return ns > RESSD_DM_MAX_NS ? RESSD_DM_MAX_NS : (u32)ns;
+}
+
+void devprobe_devmodel(const struct devprobe_result *r, struct ressd_devmodel *m)
+{
+	const struct devprobe_units *u = &r->units;
+
+	memset(m, 0, sizeof(*m));
+	if (!u->ran)
+		return;
+	if (u->unit >= RESSD_DM_MIN_UNIT * SECTOR_SIZE && u->unit <= RESSD_DM_MAX_UNIT * SECTOR_SIZE)
+		m->unit_sectors = (u32)(u->unit / SECTOR_SIZE);
+	m->open_units = m->unit_sectors ? u->open_units : 0;
+	m->w_req_ns = to_ns(u->w_req);
+	m->w_page_ns = to_ns(u->w_page);
+	m->copy_ns = m->unit_sectors ? to_ns(u->copy) : 0;
+	m->erase_ns = m->unit_sectors ? to_ns(u->erase) : 0;
+	m->r_req_ns = to_ns(u->r_req);
+	m->r_page_ns = to_ns(u->r_page);
+	m->rw4k_ns = to_ns(stat_mean(&r->rand[0]));
+	m->ow4k_ns = to_ns(stat_mean(&r->ow[0]));
 }
 
 /*
@@ -417,7 +504,7 @@ struct run {
 	u64 rng;
 	struct devprobe_result *r;
 	const char *label;	/* of the phase, for progress */
-	int test;		/* 1..4 */
+	int test;		/* 1..5 */
 	double next_tick;
 };
 
@@ -481,7 +568,7 @@ static void phase_begin(struct run *x, int test, const char *label)
 	x->label = label;
 	x->next_tick = 0.5;
 	if (x->p->progress && x->p->tty) {
-		fprintf(stderr, "\rprobe: [%d/4] %s ...\033[K", test, label);
+		fprintf(stderr, "\rprobe: [%d/5] %s ...\033[K", test, label);
 		fflush(stderr);
 	}
 }
@@ -493,7 +580,7 @@ static void phase_tick(struct run *x, const struct budget *bg)
 	if (!x->p->progress || !x->p->tty || t < x->next_tick)
 		return;
 	x->next_tick = t + 0.5;
-	fprintf(stderr, "\rprobe: [%d/4] %s ... %.1f s, %" PRIu64 " requests\033[K",
+	fprintf(stderr, "\rprobe: [%d/5] %s ... %.1f s, %" PRIu64 " requests\033[K",
 		x->test, x->label, t, bg->n + bg->warm_n);
 	fflush(stderr);
 }
@@ -513,9 +600,29 @@ static void phase_end(struct run *x, const struct devprobe_stat *st, size_t k,
 		secs += st[i].seconds;
 		n += st[i].count;
 	}
-	fprintf(stderr, "%sprobe: [%d/4] %s: %.4g MB/s (%" PRIu64 " requests in %.2f s, after %"
+	fprintf(stderr, "%sprobe: [%d/5] %s: %.4g MB/s (%" PRIu64 " requests in %.2f s, after %"
 		PRIu64 " to warm up)%s\n", x->p->tty ? "\r" : "", x->test, x->label,
 		secs > 0 ? bytes / secs / MB : 0.0, n, secs, bg->warm_n, x->p->tty ? "\033[K" : "");
+}
+
+/* One request at the absolute byte @pos, timed; counted in @st if any. */
+static int timed_io(struct run *x, bool write, u64 pos, u32 len, struct devprobe_stat *st,
+		   double *secs)
+{
+	double t = 0;
+	int r;
+
+	r = x->b->io(x->b->ctx, write, pos, len, &t, x->err, x->errlen);
+	if (r)
+		return r;
+	x->r->elapsed += t;
+	if (st) {
+		st->count++;
+		st->seconds += t;
+	}
+	if (secs)
+		*secs = t;
+	return 0;
 }
 
 /*
@@ -529,10 +636,9 @@ static int step(struct run *x, struct budget *bg, struct devprobe_stat *st,
 	double t = 0;
 	int r;
 
-	r = x->b->io(x->b->ctx, write, x->p->base + off, len, &t, x->err, x->errlen);
+	r = timed_io(x, write, x->p->base + off, len, warm ? NULL : st, &t);
 	if (r)
 		return r;
-	x->r->elapsed += t;
 	if (warm) {
 		bg->warm_n++;
 		bg->warm_spent += t;
@@ -540,10 +646,257 @@ static int step(struct run *x, struct budget *bg, struct devprobe_stat *st,
 	} else {
 		bg->n++;
 		bg->spent += t;
-		st->count++;
-		st->seconds += t;
 	}
 	phase_tick(x, bg);
+	return 0;
+}
+
+/* ---- test 5: the erase unit and its costs (struct devprobe_units) ---- */
+
+/*
+ * Requests of test 5 not counted before the counted ones: of 5a, after
+ * test 4 (enough to evict the open units test 4 left: N <= 8 on most
+ * devices), and of each candidate of 5b, which differs from the one
+ * before only once it crosses unit boundaries.
+ */
+#define UNIT_WARM	8
+#define UNIT_WARM_SCAN	2
+/* Whole units written in order (5c), 1 MiB reads (5e). */
+#define UNIT_FILLS	3
+#define UNIT_READS	8
+/* Rounds of the round-robin test (5d); the first is not counted. */
+#define UNIT_RR_ROUNDS	3
+
+
+/*
+ * A random multiple k * @step (k odd if @odd) with [k * step - @before,
+ * k * step + @after) inside the range; false when there is none.
+ */
+static bool unit_pick(struct run *x, u64 step, bool odd, u64 before, u64 after, u64 *pos)
+{
+	u64 lo = x->p->base + before, hi = x->p->base + x->p->len;
+	u64 kmin, kmax, n;
+
+	if (hi < after)
+		return false;
+	kmin = (lo + step - 1) / step;
+	kmax = (hi - after) / step;
+	if (odd && !(kmin & 1))
+		kmin++;
+	if (odd && !(kmax & 1)) {
+		if (!kmax)
+			return false;
+		kmax--;
+	}
+	if (kmax < kmin)
+		return false;
+	n = odd ? (kmax - kmin) / 2 + 1 : kmax - kmin + 1;
+	*pos = (kmin + rnd_below(&x->rng, n) * (odd ? 2 : 1)) * step;
+	return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * @warm + DEVPROBE_SCAN_N 8 KiB writes: across odd multiples of @step
+ * (@straddle), else 8 KiB past multiples of it; the median of the counted.
+ */
+static int unit_pattern(struct run *x, u64 step, bool straddle, int warm,
+			struct devprobe_stat *st, double *median, bool *none)
+{
+	double t[DEVPROBE_SCAN_N];
+	u64 pos;
+	int i, r;
+
+	*none = false;
+	st->bytes = 2 * DEVPROBE_PAGE;
+	for (i = 0; i < warm + DEVPROBE_SCAN_N; i++) {
+		bool counted = i >= warm;
+
+		if (!unit_pick(x, step, straddle, straddle ? DEVPROBE_PAGE : 0,
+			       straddle ? DEVPROBE_PAGE : step / 2 + 2 * DEVPROBE_PAGE, &pos)) {
+			*none = true;
+			return 0;
+		}
+		if (straddle)
+			pos -= DEVPROBE_PAGE;
+		else
+			pos += step / 2;
+		r = timed_io(x, true, pos, 2 * DEVPROBE_PAGE, counted ? st : NULL,
+			    counted ? &t[i - warm] : NULL);
+		if (r)
+			return r;
+	}
+	qsort(t, DEVPROBE_SCAN_N, sizeof(t[0]), cmp_double);
+	*median = t[DEVPROBE_SCAN_N / 2];
+	return 0;
+}
+
+static double median3(const double *v)
+{
+	double t[UNIT_FILLS];
+
+	memcpy(t, v, sizeof(t));
+	qsort(t, UNIT_FILLS, sizeof(t[0]), cmp_double);
+	return t[UNIT_FILLS / 2];
+}
+
+/*
+ * 5c: whole units in order, 4 KiB requests then 8 KiB ones.  A unit that
+ * happens to have an open log from an earlier test costs more; the median
+ * over the units of each mean leaves it out.
+ */
+static int unit_fill(struct run *x, struct devprobe_units *u)
+{
+	double t4[UNIT_FILLS], t8[UNIT_FILLS], tl[UNIT_FILLS];
+	u64 P = u->unit / DEVPROBE_PAGE, pos, pg;
+	int i, r;
+
+	u->fill4.bytes = DEVPROBE_PAGE;
+	u->fill8.bytes = u->fill_last.bytes = 2 * DEVPROBE_PAGE;
+	for (i = 0; i < UNIT_FILLS; i++) {
+		struct devprobe_stat s4 = { 0 }, s8 = { 0 }, sl = { 0 };
+
+		if (!unit_pick(x, u->unit, false, 0, u->unit, &pos))
+			return 0;
+		for (pg = 0; pg < P / 2; pg++) {
+			r = timed_io(x, true, pos + pg * DEVPROBE_PAGE, DEVPROBE_PAGE,
+				    pg ? &s4 : NULL, NULL);
+			if (r)
+				return r;
+		}
+		for (; pg < P; pg += 2) {
+			r = timed_io(x, true, pos + pg * DEVPROBE_PAGE, 2 * DEVPROBE_PAGE,
+				    pg + 2 < P ? &s8 : &sl, NULL);
+			if (r)
+				return r;
+		}
+		t4[i] = stat_mean(&s4);
+		t8[i] = stat_mean(&s8);
+		tl[i] = stat_mean(&sl);
+		u->fill4.count += s4.count;
+		u->fill4.seconds += s4.seconds;
+		u->fill8.count += s8.count;
+		u->fill8.seconds += s8.seconds;
+		u->fill_last.count += sl.count;
+		u->fill_last.seconds += sl.seconds;
+	}
+	u->fill_t4 = median3(t4);
+	u->fill_t8 = median3(t8);
+	u->fill_tlast = median3(tl);
+	return 0;
+}
+
+/*
+ * 5d: k distinct units, one page of each in turn, in order within each.
+ * Cheap (below halfway from an in-order page to a merge) while the device
+ * keeps k units open.
+ */
+static int unit_open(struct run *x, struct devprobe_units *u)
+{
+	double cheap = (u->fill_t4 + u->inside_median) / 2;
+	u64 pos[DEVPROBE_MAX_OPEN];
+	unsigned int k, i, j, round;
+	int r;
+
+	for (k = 1; k <= DEVPROBE_MAX_OPEN; k++) {
+		struct devprobe_stat *st = &u->rr[k - 1];
+
+		for (i = 0; i < k; i++) {
+			int tries = 0;
+
+			do {
+				if (!unit_pick(x, u->unit, false, 0, u->unit, &pos[i]) ||
+				    ++tries > 1000)
+					return 0;
+				for (j = 0; j < i && pos[j] != pos[i]; j++)
+					;
+			} while (j < i);
+		}
+		st->bytes = DEVPROBE_PAGE;
+		for (round = 0; round < UNIT_RR_ROUNDS; round++)
+			for (i = 0; i < k; i++) {
+				r = timed_io(x, true, pos[i] + round * DEVPROBE_PAGE, DEVPROBE_PAGE,
+					    round ? st : NULL, NULL);
+				if (r)
+					return r;
+			}
+		u->nr_open_tried = k;
+		if (stat_mean(st) >= cheap) {
+			u->open_units = k - 1;
+			return 0;
+		}
+	}
+	u->open_units = 0;	/* more than tried */
+	return 0;
+}
+
+static void unit_progress(struct run *x, const char *what)
+{
+	if (x->p->progress)
+		fprintf(stderr, "%sprobe: [5/5] %s%s\n", x->p->tty ? "\r" : "", what,
+			x->p->tty ? "\033[K" : "");
+}
+
+/* Test 5; @extent: how far test 1 wrote (5e reads there). */
+static int units_run(struct run *x, u64 extent)
+{
+	struct devprobe_units *u = &x->r->units;
+	double half;
+	char line[160], sz[32];
+	u64 S, pos;
+	unsigned int k;
+	bool none;
+	int r, i;
+
+	memset(u, 0, sizeof(*u));
+	u->ran = true;
+	phase_begin(x, 5, "erase unit: 8 KiB writes inside and across candidate boundaries");
+	r = unit_pattern(x, 16 * KiB, false, UNIT_WARM, &u->inside, &u->inside_median, &none);
+	if (r || none)
+		return r;
+	half = u->inside_median / 2;
+	for (S = 8 * KiB, k = 0; k < DEVPROBE_NR_SCAN; S *= 2, k++) {
+		r = unit_pattern(x, S, true, UNIT_WARM_SCAN, &u->straddle[k], &u->straddle_median[k],
+				 &none);
+		if (r)
+			return r;
+		if (none)
+			break;
+		u->scan_bytes[k] = S;
+		u->nr_scan = k + 1;
+		if (k && u->straddle_median[k] - u->inside_median > half &&
+		    u->straddle_median[k - 1] - u->inside_median > half) {
+			u->unit = S / 2;
+			break;
+		}
+	}
+	if (!u->unit) {
+		unit_progress(x, "erase unit: no unit effect (writes across boundaries cost no more)");
+	} else {
+		snprintf(line, sizeof(line), "erase unit: %s", size_name(u->unit, sz));
+		unit_progress(x, line);
+		if (u->unit >= 8 * DEVPROBE_PAGE) {
+			r = unit_fill(x, u);
+			if (!r && u->fill4.count)
+				r = unit_open(x, u);
+			if (r)
+				return r;
+		}
+	}
+	/* 5e: 1 MiB reads where test 1 wrote. */
+	u->read_big.bytes = MAX_REQ;
+	for (i = 0; extent >= MAX_REQ && i < 2 + UNIT_READS; i++) {
+		pos = x->p->base + rnd_below(&x->rng, extent / MAX_REQ) * MAX_REQ;
+		r = timed_io(x, false, pos, MAX_REQ, i >= 2 ? &u->read_big : NULL, NULL);
+		if (r)
+			return r;
+	}
 	return 0;
 }
 
@@ -652,6 +1005,10 @@ int devprobe_run(const struct devprobe_plan *p, const struct devprobe_backend *b
 		}
 		phase_end(&x, &r->ow[k], 1, &bg);
 	}
+
+	ret = units_run(&x, extent);
+	if (ret)
+		return ret;
 	devprobe_summarize(r);
 	return 0;
 }
@@ -839,6 +1196,58 @@ static void print_fit(FILE *f, const char *what, const struct devprobe_affine *a
 		what, a->alpha * 1e6, a->beta * 1e6, a->points, a->max_rel_err * 100);
 }
 
+/* A duration: microseconds below 10 ms, else milliseconds; 4 digits. */
+static char *span(double secs, char *buf)
+{
+	if (fabs(secs) < 10e-3)
+		snprintf(buf, 32, "%.4g us", secs * 1e6);
+	else
+		snprintf(buf, 32, "%.4g ms", secs * 1e3);
+	return buf;
+}
+
+static void print_units(FILE *f, const struct devprobe_result *r)
+{
+	const struct devprobe_units *u = &r->units;
+	struct ressd_devmodel m;
+	char model[RESSD_DM_STR_MAX], a[32], b[32], c[32];
+	unsigned int k;
+
+	if (!u->ran)
+		return;
+	devprobe_devmodel(r, &m);
+	ressd_devmodel_format(&m, model, sizeof(model));
+	fprintf(f, "\nErase unit: 8 KiB writes across odd multiples of S, median extra over %s inside:\n ",
+		span(u->inside_median, a));
+	for (k = 0; k < u->nr_scan; k++)
+		fprintf(f, " %s %s%s%s", size_name(u->scan_bytes[k], a),
+			u->straddle_median[k] >= u->inside_median ? "+" : "",
+			span(u->straddle_median[k] - u->inside_median, b),
+			k + 1 < u->nr_scan ? "," : "\n");
+	if (!u->nr_scan)
+		fprintf(f, " (the range is too small to try any)\n");
+	if (!u->unit) {
+		fprintf(f, "  no unit effect: no merge per unit (a page-mapped FTL, or units larger than tried)\n");
+	} else {
+		fprintf(f, "  unit %s, taken aligned to the start of the device; open units: ",
+			size_name(u->unit, a));
+		if (u->open_units)
+			fprintf(f, "%u\n", u->open_units);
+		else if (u->nr_open_tried)
+			fprintf(f, "more than %u (not measured: 0)\n", u->nr_open_tried);
+		else
+			fprintf(f, "not measured\n");
+	}
+	if (u->costs)
+		fprintf(f, "  write: %s per request + %s per page%s", span(u->w_req, a),
+			span(u->w_page, b), u->unit ? "" : "\n");
+	if (u->costs && u->unit)
+		fprintf(f, "; merges: switch (erase) %s, copy %s per page, full %s\n",
+			span(u->erase, a), span(u->copy, b), span(u->full, c));
+	fprintf(f, "  read: %s per request + %s per page\n", span(u->r_req, a), span(u->r_page, b));
+	fprintf(f, "  dev_model %s\n", model);
+}
+
 static const char *verdict_line(enum devprobe_verdict v)
 {
 	switch (v) {
@@ -880,6 +1289,8 @@ static void print_human(FILE *f, const struct target_info *ti, const struct devp
 	fprintf(f, "\nAffine model t = alpha * n + beta (LSDM), n = 4 KiB pages per request:\n");
 	print_fit(f, "sequential writes", &r->fit_seq);
 	print_fit(f, "random writes", &r->fit_rand);
+
+	print_units(f, r);
 
 	fprintf(f, "\nReSSD condition (Eq. 5): 1/SW + 1/RR4K + 1/OW4K < 1/RW4K, in s/MB:\n");
 	if (!e->valid) {
@@ -923,9 +1334,15 @@ static void print_human(FILE *f, const struct target_info *ti, const struct devp
 			" (larger: more rewrites die in the log)", human_bytes(c->index_bytes, d));
 		fprintf(f, "  mover_batch      %u sectors (%u KiB): ordered-sequential writes reach %.0f %% of their best at %s\n",
 			c->mover_batch, c->mover_batch / 2, KNEE_SHARE * 100, size_name((u64)c->ow_knee, g));
-		fprintf(f, "\n  ressdsetup format %s --reserved %" PRIu64 "M --small-write-max %u --mover-batch %u\n",
+		struct ressd_devmodel m;
+		char model[RESSD_DM_STR_MAX];
+
+		devprobe_devmodel(r, &m);
+		ressd_devmodel_format(&m, model, sizeof(model));
+		fprintf(f, "\n  ressdsetup format %s --reserved %" PRIu64 "M --small-write-max %u --mover-batch %u%s%s\n",
 			!strncmp(ti->kind, "emulated", 8) ? "<device>" : ti->path,
-			c->reserved / MiB, c->small_write_max, c->mover_batch);
+			c->reserved / MiB, c->small_write_max, c->mover_batch,
+			m.unit_sectors ? " \\\n      --dev-model " : "", m.unit_sectors ? model : "");
 	}
 }
 
@@ -953,6 +1370,39 @@ static void json_fit(struct json *j, const char *key, const struct devprobe_affi
 	}
 	json_u64(j, "sizes", a->points);
 	json_double(j, "max_rel_error", a->max_rel_err);
+	json_obj_end(j);
+}
+
+static void json_units(struct json *j, const struct devprobe_result *r)
+{
+	const struct devprobe_units *u = &r->units;
+	struct ressd_devmodel m;
+	char model[RESSD_DM_STR_MAX];
+	unsigned int k;
+
+	devprobe_devmodel(r, &m);
+	ressd_devmodel_format(&m, model, sizeof(model));
+	json_obj_begin(j, "device_model");
+	json_double(j, "inside_median_us", u->inside_median * 1e6);
+	json_arr_begin(j, "boundary_scan");
+	for (k = 0; k < u->nr_scan; k++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "boundary_bytes", u->scan_bytes[k]);
+		json_double(j, "median_extra_us", (u->straddle_median[k] - u->inside_median) * 1e6);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_u64(j, "unit_bytes", u->unit);
+	json_u64(j, "unit_offset_bytes", 0);
+	json_u64(j, "open_units", u->open_units);
+	json_double(j, "w_req_us", u->w_req * 1e6);
+	json_double(j, "w_page_us", u->w_page * 1e6);
+	json_double(j, "copy_us", u->copy * 1e6);
+	json_double(j, "erase_us", u->erase * 1e6);
+	json_double(j, "full_merge_us", u->full * 1e6);
+	json_double(j, "r_req_us", u->r_req * 1e6);
+	json_double(j, "r_page_us", u->r_page * 1e6);
+	json_str(j, "dev_model", model);
 	json_obj_end(j);
 }
 
@@ -999,6 +1449,8 @@ static void print_json(FILE *f, const struct target_info *ti, const struct devpr
 	json_fit(&j, "sequential_write", &r->fit_seq);
 	json_fit(&j, "random_write", &r->fit_rand);
 	json_obj_end(&j);
+
+	json_units(&j, r);
 
 	json_obj_begin(&j, "eq5");
 	json_double(&j, "sw_mbps", r->sw / MB);
@@ -1170,6 +1622,8 @@ static void selftest_pipeline(void)
 	      close_rel(r.rr4k, DEVPROBE_PAGE / d.read, 1e-9) &&
 	      close_rel(r.ow4k, DEVPROBE_PAGE / (d.ar + d.br), 1e-9),
 	      "runner: SW, RW4K, RR4K, OW4K as the device's model gives them");
+	check(r.units.ran && !r.units.unit && r.units.nr_scan == DEVPROBE_NR_SCAN,
+	      "runner: an affine device has no unit effect");
 	/* Eq. 5 by hand: per MB, 1/SW + 1/RR + 1/OW against 1/RW. */
 	devprobe_eq5(85e6, 16.3e6, 4e6, 0.42e6, &e);
 	check(e.valid && e.holds && close_rel(e.lhs * MB, 1 / 85.0 + 1 / 16.3 + 1 / 4.0, 1e-12) &&
@@ -1241,6 +1695,65 @@ static const struct selftest_target selftest_targets[] = {
 	{ "sd-card", 16.4, 0.61, 4.69 },
 	{ "sd-worst", 10, 0.01, 6 },
 };
+
+/*
+ * Test 5 against the preset's own parameters: the unit size and the open
+ * units exactly, each cost within 20 %; a page-mapped FTL has no unit
+ * effect.  The dev_model printed is one the target accepts, and reads
+ * back the same.
+ */
+static void selftest_units(const struct ftlsim_preset *pr, enum ftl_state st,
+			   const struct devprobe_result *r)
+{
+	const struct ftlsim_params *p = &pr->params;
+	const struct devprobe_units *u = &r->units;
+	struct ressd_devmodel m, back;
+	char model[RESSD_DM_STR_MAX];
+	const char *why;
+	static const struct {
+		const char *name;
+		size_t got;	/* double in struct devprobe_units, seconds */
+		size_t want;	/* u32 in struct ftlsim_params, ns */
+	} costs[] = {
+		{ "w_req", offsetof(struct devprobe_units, w_req),
+		  offsetof(struct ftlsim_params, write_base_ns) },
+		{ "w_page", offsetof(struct devprobe_units, w_page),
+		  offsetof(struct ftlsim_params, write_ns) },
+		{ "copy", offsetof(struct devprobe_units, copy),
+		  offsetof(struct ftlsim_params, copy_ns) },
+		{ "erase", offsetof(struct devprobe_units, erase),
+		  offsetof(struct ftlsim_params, erase_ns) },
+		{ "r_req", offsetof(struct devprobe_units, r_req),
+		  offsetof(struct ftlsim_params, read_base_ns) },
+		{ "r_page", offsetof(struct devprobe_units, r_page),
+		  offsetof(struct ftlsim_params, read_ns) },
+	};
+	size_t i;
+
+	devprobe_devmodel(r, &m);
+	ressd_devmodel_format(&m, model, sizeof(model));
+	why = ressd_devmodel_check(&m);
+	check(!why && !ressd_devmodel_parse(model, &back) && !memcmp(&m, &back, sizeof(m)),
+	      "%s: dev_model %s is one the target accepts%s%s", pr->name, model,
+	      why ? ": " : "", why ? why : "");
+	if (p->ftl == FTLSIM_FTL_PAGE_MAP) {
+		check(u->ran && !u->unit && u->nr_scan == DEVPROBE_NR_SCAN && !m.unit_sectors,
+		      "%s (%s): no unit effect from 8 KiB to 64 MiB", pr->name, ftl_state_name[st]);
+		return;
+	}
+	check(u->unit == (u64)p->unit_kib * KiB && !m.unit_offset,
+	      "%s: unit %" PRIu64 " KiB at offset 0, exactly the preset's %u KiB", pr->name,
+	      u->unit / KiB, p->unit_kib);
+	check(u->open_units == p->open_logs, "%s: %u open units, exactly the preset's %u",
+	      pr->name, u->open_units, p->open_logs);
+	for (i = 0; i < ARRAY_SIZE(costs); i++) {
+		double got = *(const double *)((const char *)u + costs[i].got) * 1e9;
+		double want = *(const u32 *)((const char *)p + costs[i].want);
+
+		check(close_rel(got, want, 0.20), "%s: %s %.4g us, within 20 %% of the preset's %.4g",
+		      pr->name, costs[i].name, got / 1e3, want / 1e3);
+	}
+}
 
 static void selftest_case(const struct selftest_case *tc, double seconds)
 {
@@ -1331,6 +1844,7 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 			      "%s: random fit %.0f us at 4 KiB, %.0f us at 64 KiB; model: %.0f, %.0f",
 			      pr->name, f1, f16, ar + br, 16 * ar + br);
 	}
+	selftest_units(pr, tc->state, &r);
 	check(c.verdict == tc->expect, "%s: verdict %s (Eq. 5 %s, alpha_min %.2f), expected %s",
 	      pr->name, devprobe_verdict_name(c.verdict), e.holds ? "holds" : "fails",
 	      e.alpha_min, devprobe_verdict_name(tc->expect));
@@ -1380,10 +1894,11 @@ static void probe_help(void)
 	printf("usage: %s %s\n\n", progname, devprobe_usage);
 	printf("Measures sequential, random and ordered-sequential writes and random reads,\n"
 	       "fits t = alpha * n + beta, evaluates the ReSSD condition (Eq. 5) and\n"
-	       "recommends small_write_max, the reserved size and mover_batch.\n\n"
+	       "recommends small_write_max, the reserved size and mover_batch; then finds\n"
+	       "the erase unit and the costs of merges (test 5): the dev_model to format with.\n\n"
 	       "The tests WRITE: --destructive allows the whole device, --range only\n"
 	       "<length> bytes from <offset> (sizes: bytes, or with K, M, G, T or s).\n"
-	       "--seconds: budget of each of the 4 tests (default 3). --working-set: what\n"
+	       "--seconds: budget of each of tests 1 to 4 (default 3). --working-set: what\n"
 	       "the reserved share is taken of (default: the device). --quiet: no progress.\n"
 	       "--model: no device, an emulated dm-ftlsim preset:");
 	for (i = 0; ftlsim_preset_get(i); i++)

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "ressd-types.h"
+#include "../../dm-ressd-plan.h"	/* struct ressd_devmodel (dev_model) */
 
 #define DEVPROBE_PAGE		4096u
 /* Request sizes of each test (bytes). */
@@ -56,12 +57,68 @@ struct devprobe_affine {
 	double max_rel_err;	/* largest |model - mean| / mean over the sizes */
 };
 
+/* Test 5: unit sizes tried, 8 KiB to 64 MiB. */
+#define DEVPROBE_NR_SCAN	14
+/* Test 5: units written round-robin, 1 to this many. */
+#define DEVPROBE_MAX_OPEN	16
+/* Test 5: counted requests of each unit-size candidate (odd: a median). */
+#define DEVPROBE_SCAN_N		9
+
+/*
+ * Test 5, the erase unit and what the device charges around it (the cost
+ * model of a log-block FTL: ftlsim.md, Documentation/mover-pricing.md):
+ *
+ *   a. 8 KiB writes at random offsets that are 8 KiB past a multiple of
+ *	16 KiB: inside any unit of 16 KiB or more, out of order: each pays
+ *	a page pair and, once the device's open units are taken, the full
+ *	merge F = P c + 2 e of the unit it evicts;
+ *   b. for S = 8 KiB, 16 KiB, ... 64 MiB: 8 KiB writes across an odd
+ *	multiple of S.  Where S is below the unit U (both powers of two), no
+ *	odd multiple of S is a unit boundary and the write costs as in (a);
+ *	from S = U on, each one opens two units and costs about one merge
+ *	more.  U is the smallest S whose median extra, and the next one's,
+ *	is over half of (a)'s median; none: "no unit effect" (a page-mapped
+ *	FTL: ssd-c);
+ *   c. with U known, whole units written in order, the first half in 4 KiB
+ *	requests and the second in 8 KiB ones: between a unit's first and
+ *	last request each costs beta_w + n alpha_w, the last one adds the
+ *	switch merge e (each unit's means; the median over three units);
+ *	alpha_w is test 1's sequential slope less e / P;
+ *   d. k units written round-robin, one page of each in turn and in order
+ *	within each, k = 1, 2, ...: cheap while the device keeps k units
+ *	open, a merge per write beyond: N, the open units;
+ *   e. 1 MiB random reads beside test 3's 4 KiB ones: beta_r and alpha_r.
+ *
+ * Unit boundaries are taken at multiples of U from the start of the device
+ * (unit_offset 0).
+ */
+struct devprobe_units {
+	bool ran;
+	struct devprobe_stat inside;		/* (a) */
+	double inside_median;
+	unsigned int nr_scan;			/* (b): candidates measured */
+	u64 scan_bytes[DEVPROBE_NR_SCAN];
+	struct devprobe_stat straddle[DEVPROBE_NR_SCAN];
+	double straddle_median[DEVPROBE_NR_SCAN];
+	u64 unit;				/* bytes; 0: no unit effect */
+	struct devprobe_stat fill4, fill8, fill_last;	/* (c), all units */
+	double fill_t4, fill_t8, fill_tlast;	/* (c), median over units of the means */
+	unsigned int nr_open_tried;		/* (d) */
+	struct devprobe_stat rr[DEVPROBE_MAX_OPEN];
+	u32 open_units;				/* 0: unknown (more than tried) */
+	struct devprobe_stat read_big;		/* (e) */
+	/* filled by devprobe_units_fit(), in seconds */
+	bool costs;				/* (c) ran: the write costs below */
+	double w_req, w_page, copy, erase, full, r_req, r_page;
+};
+
 /* What the tests measured, and what follows from it alone. */
 struct devprobe_result {
 	struct devprobe_stat seq[DEVPROBE_NR_SEQ];
 	struct devprobe_stat rand[DEVPROBE_NR_RAND];
 	struct devprobe_stat read4k;
 	struct devprobe_stat ow[DEVPROBE_NR_OW];
+	struct devprobe_units units;
 	double elapsed;		/* all requests, warm-ups included */
 	/* filled by devprobe_summarize() */
 	double sw;		/* sequential write bandwidth (1 MiB requests) */
@@ -125,6 +182,14 @@ void devprobe_fit_stats(const struct devprobe_stat *s, size_t k,
 			struct devprobe_affine *out);
 /* Bandwidths and fits of @r from its counts and times. */
 void devprobe_summarize(struct devprobe_result *r);
+/*
+ * The costs of test 5 from its times (called by devprobe_summarize()), and
+ * the dev_model they make: the unit, the open units, the costs in ns and
+ * the measured 4 KiB random and ordered writes; all zero when test 5 did
+ * not run.
+ */
+void devprobe_units_fit(struct devprobe_result *r);
+void devprobe_devmodel(const struct devprobe_result *r, struct ressd_devmodel *m);
 /* Eq. 5 of the ReSSD paper on four bandwidths (bytes per second). */
 void devprobe_eq5(double sw, double rr4k, double ow4k, double rw4k,
 		  struct devprobe_eq5 *out);
@@ -159,7 +224,7 @@ struct devprobe_plan {
 	u64 seed;
 };
 
-/* Run the four tests: 0, or -errno after an I/O error (message in @err). */
+/* Run the five tests: 0, or -errno after an I/O error (message in @err). */
 int devprobe_run(const struct devprobe_plan *p, const struct devprobe_backend *b,
 		 struct devprobe_result *r, char *err, size_t errlen);
 

@@ -19,7 +19,7 @@
 # lower than the preset; the slow ones, where the verdict is decided, match.
 # Run it in the Debian kernel (vm): the UML kernel's timers are too coarse
 # for realtime mode (its 4 KiB reads come out at 10 ms).  The vm layer
-# of make test runs it (about 2 minutes); its results are quoted in
+# of make test runs it (about 3 minutes); its results are quoted in
 # Documentation/ressdsetup.rst.
 # shellcheck source=tests/lib/testlib.sh source-path=SCRIPTDIR/../../.. disable=SC1091
 . "$RESSD_TOP/tests/lib/testlib.sh"
@@ -36,6 +36,8 @@ out=${RESSD_RES:-$TMPDIR}
 
 # preset figures, MB/s: sequential write, 4 KiB random write, 4 KiB random read
 declare -A want=([ssd-a]="85 0.42 16.3" [ssd-b]="79 0.018 8.5" [ssd-c]="129 6.5 20.2")
+# erase unit, bytes (0: page-mapped, no unit effect)
+declare -A want_unit=([ssd-a]=$((512 << 10)) [ssd-b]=$((2 << 20)) [ssd-c]=0)
 
 for p in $PRESETS; do
 	note "$p: $MIB MiB, realtime"
@@ -63,7 +65,12 @@ for p in $PRESETS; do
 		"$out/probe-$p.json"
 	jq -r '.recommendation | "  recommendation: use dm-ressd \(.use_dm_ressd), small_write_max \(.small_write_max), reserved \(.reserved_bytes / 1048576) MiB, mover_batch \(.mover_batch)"' \
 		"$out/probe-$p.json"
+	jq -r '.device_model | "  test 5: boundary scan \([.boundary_scan[] | "\(.boundary_bytes / 1024) KiB \(.median_extra_us | floor) us"] | join(", ")); unit \(.unit_bytes / 1024) KiB, \(.open_units) open; dev_model \(.dev_model)"' \
+		"$out/probe-$p.json"
 	dm_remove ftl
+	unit=$(jq -r .device_model.unit_bytes "$out/probe-$p.json")
+	[ "$unit" = "${want_unit[$p]}" ] ||
+		fail "$p: test 5 found an erase unit of $unit bytes, the preset's is ${want_unit[$p]}"
 	read -r sw rw rr <<<"${want[$p]}"
 	jq -r --arg p "$p" --arg sw "$sw" --arg rw "$rw" --arg rr "$rr" \
 		'"RESULT \($p) SW \(.eq5.sw_mbps) (preset \($sw))  RW4K \(.eq5.rw4k_mbps) (preset \($rw))  RR4K \(.eq5.rr4k_mbps) (preset \($rr))  OW4K \(.eq5.ow4k_mbps)  Eq.5 \(if .eq5.holds then "holds" else "does not hold" end)  verdict \(.recommendation.use_dm_ressd)"' \
