@@ -52,6 +52,13 @@ struct ressd_tunables {
 	unsigned int low_watermark;	/* percent of the log: mover stops */
 	unsigned int mover_batch;	/* sectors per mover write */
 	struct ressd_devmodel dev_model;	/* what the device charges */
+	unsigned int mover_policy;	/* enum ressd_mover_policy */
+};
+
+/* What a mover round takes (mover_policy). */
+enum ressd_mover_policy {
+	RESSD_POLICY_FIFO,	/* the log from the tail, all of it home */
+	RESSD_POLICY_DENSITY,	/* dense units home, the rest copied forward */
 };
 
 /* Their defaults and ranges are in dm-ressd-limits.h. */

@@ -267,7 +267,9 @@ static bool __ressd_rec_fits(struct ressd_record *r, u32 nr)
 	       r->nr_data + nr + r->nr_inval <= RESSD_REC_MAX_ITEMS;
 }
 
-u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
+/* Entries for @bio: blocks @block.. , or @blocks[] when not NULL. */
+static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
+			    const u64 *blocks, u32 nr)
 {
 	struct ressd_record *r = rc->log.open;
 	u32 first, i;
@@ -314,7 +316,7 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 	if (WARN_ON_ONCE(first + nr >= rc->lg.nr_slots))
 		return RESSD_NO_SLOT;
 	for (i = 0; i < nr; i++) {
-		r->items[r->nr_data + i].block = cpu_to_le64(block + i);
+		r->items[r->nr_data + i].block = cpu_to_le64(blocks ? blocks[i] : block + i);
 		r->items[r->nr_data + i].csum = 0;
 	}
 	r->nr_data += nr;
@@ -332,7 +334,61 @@ u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 		__ressd_log_seal(rc, 0);
 	return first;
 }
+
+u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
+{
+	return __ressd_log_take(rc, bio, block, NULL, nr);
+}
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
+
+/*
+ * Copies forward (the mover's density-first cleaning): entries like a
+ * small write's, for blocks that need not follow each other, their data in
+ * the pages of @carrier, which is never submitted and completes when they
+ * are written.  The caller has checked, under rc->lock since, that each
+ * block still maps to the slot its data was read from and that no
+ * unwritten record holds an entry for it (__ressd_log_unwritten()): every
+ * older write of the block is then indexed, so the copy is the newest entry
+ * in log order as in the index, and a write that comes later is newer than
+ * it in both (I2).  A home write that completes later invalidates it as it
+ * would a small write.
+ */
+u32 __ressd_log_reserve_copies(struct ressd_c *rc, struct bio *carrier, const u64 *blocks,
+			       u32 nr)
+{
+	return __ressd_log_take(rc, carrier, 0, blocks, nr);
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve_copies);
+
+/* The blocks of @r's entries into @out; returns the new count. */
+static u32 ressd_rec_blocks(const struct ressd_record *r, u64 *out, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < r->nr_data; i++) {
+		u64 b = le64_to_cpu(r->items[i].block);
+
+		if (b != RESSD_DEAD_BLOCK)
+			out[n++] = b;
+	}
+	return n;
+}
+
+u32 __ressd_log_unwritten(struct ressd_c *rc, u64 *out)
+{
+	struct ressd_record *r;
+	u32 n = 0;
+
+	lockdep_assert_held(&rc->lock);
+	if (rc->log.open)
+		n = ressd_rec_blocks(rc->log.open, out, n);
+	if (rc->log.inflight && rc->log.inflight != rc->log.open)
+		n = ressd_rec_blocks(rc->log.inflight, out, n);
+	list_for_each_entry(r, &rc->log.sealed, list)
+		n = ressd_rec_blocks(r, out, n);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_unwritten);
 
 /*
  * Entries of unwritten records (open, sealed or in flight) for blocks that a

@@ -37,9 +37,19 @@
  * sparse units go in batches as above; a unit cheaper to fill is read from
  * home and written in order, its logged blocks in place
  * (ressd_mover_fill()).
+ *
+ * With mover_policy density (and a unit size), a round takes one segment
+ * of the log from the tail and decides per unit (ressd_round_decide(),
+ * between 1 and 2): a unit that has gathered many logged blocks goes home
+ * with all of them, those beyond the segment (far moves) unmapped after
+ * with an invalidation (ressd_round_drop_far(), in 3); the segment's blocks
+ * of the other units are copied forward to the head as new log entries
+ * (ressd_mover_forward(), first in 2), where they wait for more of their
+ * unit.  A drain, or room for held home writes, takes everything home.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/bsearch.h>
 #include <linux/delay.h>
 #include <linux/freezer.h>
 #include <linux/kthread.h>
@@ -462,6 +472,20 @@ struct ressd_round {
 	struct ressd_devmodel dm;
 	u32 unit_pages;		/* P; 0: units are not priced */
 	struct page **fill;	/* 2 P pages (a unit, its moves), or NULL */
+	/*
+	 * Density-first cleaning (mover_policy density): mv[0..n_home) go
+	 * home, sorted by block, the dense units' blocks from beyond the
+	 * region (far) among them; fwd[0..n_fwd) are copied forward.
+	 */
+	bool density;
+	u32 n_home;
+	u32 far_cap;		/* far moves a round takes at most */
+	u32 n_far;
+	struct ressd_move *fwd;
+	u32 n_fwd;
+	struct ressd_unit_tally *tally;
+	u64 *unwritten;		/* RESSD_UNWRITTEN_MAX blocks */
+	u64 *blocks;		/* a forward batch's blocks */
 };
 
 static void ressd_round_free_fill(struct ressd_round *r)
@@ -507,13 +531,22 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 	spin_lock_irq(&rc->lock);
 	__ressd_log_region(rc, &reg);
 	r->want = reg.written;	/* written records only */
+	r->batch = ressd_block_of(rc->tunables.mover_batch);
+	r->dm = rc->tunables.dev_model;
 	if (!rc->mover.draining && !__ressd_mover_needed(rc)) {
 		u32 low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
 
 		r->want = min(r->want, reg.used > low ? reg.used - low : 0);
+		/*
+		 * Density: one segment from the tail a round, an eighth of
+		 * the log (two records at least); a drain, or room for held
+		 * home writes, sends everything home as FIFO does.
+		 */
+		r->density = rc->tunables.mover_policy == RESSD_POLICY_DENSITY &&
+			     r->dm.unit_sectors;
+		if (r->density)
+			r->want = min(r->want, max(rc->lg.nr_slots / 8, 2 * r->batch));
 	}
-	r->batch = ressd_block_of(rc->tunables.mover_batch);
-	r->dm = rc->tunables.dev_model;
 	spin_unlock_irq(&rc->lock);
 	r->unit_pages = ressd_cost_unit_pages(&r->dm);
 	r->tail_slot = reg.tail_slot;
@@ -529,10 +562,22 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 	r->trailer = alloc_page(GFP_KERNEL);
 	r->ra = ressd_ra_alloc(rc);
 	/* Whole records only: the last may overshoot want by one record. */
-	r->mv = kvmalloc_array(r->want + RESSD_REC_MAX_ITEMS, sizeof(*r->mv), GFP_KERNEL);
+	r->far_cap = r->density ? r->want : 0;
+	r->mv = kvmalloc_array(r->want + RESSD_REC_MAX_ITEMS + r->far_cap, sizeof(*r->mv),
+			       GFP_KERNEL);
 	r->pages = kcalloc(r->batch, sizeof(*r->pages), GFP_KERNEL);
 	if (!r->trailer || !r->ra || !r->mv || !r->pages)
 		return -ENOMEM;
+	if (r->density) {
+		r->fwd = kvmalloc_array(r->want + RESSD_REC_MAX_ITEMS, sizeof(*r->fwd),
+					GFP_KERNEL);
+		r->tally = kvmalloc_array(r->want + RESSD_REC_MAX_ITEMS, sizeof(*r->tally),
+					  GFP_KERNEL);
+		r->unwritten = kvmalloc_array(RESSD_UNWRITTEN_MAX, sizeof(u64), GFP_KERNEL);
+		r->blocks = kmalloc_array(r->batch, sizeof(u64), GFP_KERNEL);
+		if (!r->fwd || !r->tally || !r->unwritten || !r->blocks)
+			return -ENOMEM;
+	}
 	for (i = 0; i < r->batch; i++) {
 		r->pages[i] = alloc_page(GFP_KERNEL);
 		if (!r->pages[i])
@@ -553,6 +598,10 @@ static void ressd_round_exit(struct ressd_round *r)
 				__free_page(r->pages[i]);
 	kfree(r->pages);
 	kvfree(r->mv);
+	kvfree(r->fwd);
+	kvfree(r->tally);
+	kvfree(r->unwritten);
+	kfree(r->blocks);
 	if (r->trailer)
 		__free_page(r->trailer);
 	ressd_ra_free(r->ra);
@@ -592,6 +641,8 @@ static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 			if (__ressd_index_slot_block(&rc->index, s, &mv->block)) {
 				mv->slot = s;
 				mv->skip = false;
+				mv->superseded = false;
+				mv->far = false;
 				r->n++;
 			}
 		}
@@ -602,6 +653,297 @@ static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 		r->chain_epoch = rec.epoch;
 	}
 	sort(r->mv, r->n, sizeof(*r->mv), ressd_move_cmp, NULL);
+	r->n_home = r->n;
+	return 0;
+}
+
+/* Is @slot in the round's region (from the tail, r->region slots)? */
+static bool ressd_round_in_region(struct ressd_c *rc, struct ressd_round *r, u32 slot)
+{
+	u32 d = slot >= r->tail_slot ? slot - r->tail_slot
+				     : slot + rc->lg.nr_slots - r->tail_slot;
+
+	return d < r->region;
+}
+
+/*
+ * The blocks of [@lo, @hi) the index maps: how many.  With @far, those
+ * whose slots lie beyond the region are added after the region's moves as
+ * far moves, up to r->far_cap of them.  One unit at a time: the index lock
+ * is held for at most a unit's blocks.
+ */
+static u32 ressd_round_unit_scan(struct ressd_c *rc, struct ressd_round *r, u64 lo, u64 hi,
+				 bool far)
+{
+	struct ressd_map m;
+	u32 dirty = 0, i;
+	u64 b = lo;
+
+	spin_lock_irq(&rc->index.lock);
+	while (b < hi) {
+		__ressd_index_lookup(&rc->index, b, (u32)min_t(u64, hi - b, U32_MAX), &m);
+		if (m.mapped)
+			dirty += m.len;
+		for (i = 0; m.mapped && far && i < m.len && r->n_far < r->far_cap; i++) {
+			struct ressd_move *mv = &r->mv[r->n + r->n_far];
+
+			if (ressd_round_in_region(rc, r, m.slot + i))
+				continue;
+			mv->block = b + i;
+			mv->slot = m.slot + i;
+			mv->skip = false;
+			mv->superseded = false;
+			mv->far = true;
+			r->n_far++;
+		}
+		b += m.len;
+	}
+	spin_unlock_irq(&rc->index.lock);
+	return dirty;
+}
+
+static int ressd_move_slot_cmp(const void *a, const void *b)
+{
+	const struct ressd_move *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * 1b. Decide (mover_policy density; Documentation/mover-pricing.md, step
+ * c): count each unit the region touches in the whole log, send the dense
+ * ones home with all their logged blocks, wherever they sit (far moves),
+ * and copy the region's blocks of the others forward.  At most half the
+ * region, and half the room small writes have, is copied, trailers
+ * included, so that each round frees room (ressd_density_decide()).
+ */
+static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
+{
+	u64 origin_blocks = rc->lg.origin_blocks, P = r->unit_pages;
+	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd;
+
+	if (!r->density || !r->n)
+		return;
+	for (i = 0; i < r->n; i = j) {
+		s64 lo;
+		u64 hi;
+
+		ressd_unit_of(&r->dm, rc->geo.origin_offset, r->mv[i].block, &lo);
+		hi = (u64)(lo + (s64)P);
+		for (j = i + 1; j < r->n && r->mv[j].block < hi; j++)
+			;
+		r->tally[nt].first = i;
+		r->tally[nt].nr = j - i;
+		r->tally[nt].dirty = ressd_round_unit_scan(rc, r, lo > 0 ? lo : 0,
+							   min(hi, origin_blocks), false);
+		nt++;
+	}
+	/* Copies take a trailer per record's data (r->batch - 1 of them) too. */
+	used = ressd_log_used(rc);
+	limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
+	max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
+	max_fwd = div_u64((u64)max_fwd * (r->batch - 1), r->batch);
+	ressd_density_decide(r->tally, nt, max_fwd, &d);
+
+	/* The dense units' blocks beyond the region, after the region's moves. */
+	for (k = 0; k < nt; k++) {
+		s64 lo;
+
+		if (!r->tally[k].home)
+			continue;
+		ressd_unit_of(&r->dm, rc->geo.origin_offset, r->mv[r->tally[k].first].block, &lo);
+		ressd_round_unit_scan(rc, r, lo > 0 ? lo : 0,
+				      min((u64)(lo + (s64)P), origin_blocks), true);
+	}
+	/* Home: the dense units' region moves, then the far ones; the rest forward. */
+	for (k = 0; k < nt; k++) {
+		for (i = r->tally[k].first; i < r->tally[k].first + r->tally[k].nr; i++) {
+			if (r->tally[k].home)
+				r->mv[nh++] = r->mv[i];
+			else
+				r->fwd[r->n_fwd++] = r->mv[i];
+		}
+	}
+	memmove(&r->mv[nh], &r->mv[r->n], r->n_far * sizeof(*r->mv));
+	nh += r->n_far;
+	sort(r->mv, nh, sizeof(*r->mv), ressd_move_cmp, NULL);
+	/*
+	 * A block rewritten since the plan may be both a region move (its old
+	 * slot, dead now) and a far one: keep the far one.
+	 */
+	for (i = 0, j = 0; i < nh; i++) {
+		if (j && r->mv[j - 1].block == r->mv[i].block) {
+			if (r->mv[i].far)
+				r->mv[j - 1] = r->mv[i];
+			continue;
+		}
+		r->mv[j++] = r->mv[i];
+	}
+	r->n_home = j;
+	sort(r->fwd, r->n_fwd, sizeof(*r->fwd), ressd_move_slot_cmp, NULL);
+}
+
+static void ressd_mover_copy_endio(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+static int ressd_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The unwritten records' blocks, sorted, into r->unwritten (rc->lock held). */
+static u32 __ressd_round_unwritten(struct ressd_c *rc, struct ressd_round *r)
+{
+	u32 nu = __ressd_log_unwritten(rc, r->unwritten);
+
+	sort(r->unwritten, nu, sizeof(u64), ressd_u64_cmp, NULL);
+	return nu;
+}
+
+/*
+ * Copy @n moves (sorted by slot, at most a record's data) forward to the
+ * log's head: read them from the log; then, under rc->lock, keep those that
+ * a batch home would keep (__ressd_mover_check()) and that no unwritten
+ * record holds an entry for, and append them as entries of the open record
+ * (__ressd_log_reserve_copies(), which says why that is safe), sealed at
+ * once; wait until they are written.  -ENOSPC: no room or no record
+ * buffer, nothing was copied and the caller sends the moves home.
+ */
+static int ressd_mover_forward(struct ressd_c *rc, struct ressd_round *r,
+			       struct ressd_move *mv, u32 n)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	u32 i, nu, nv = 0, slot;
+	struct bio *carrier;
+	int err;
+
+	err = ressd_mover_read_log(rc, mv, r->pages, n);
+	if (err)
+		return err;
+	carrier = bio_alloc_bioset(rc->log_dev->bdev, n, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
+	carrier->bi_end_io = ressd_mover_copy_endio;
+	carrier->bi_private = &done;
+
+	spin_lock_irq(&rc->lock);
+	__ressd_mover_check(rc, mv, n);
+	nu = __ressd_round_unwritten(rc, r);
+	for (i = 0; i < n; i++) {
+		if (mv[i].skip)
+			continue;
+		if (bsearch(&mv[i].block, r->unwritten, nu, sizeof(u64), ressd_u64_cmp)) {
+			/* A newer write waits in a record: the slot dies when it lands. */
+			mv[i].skip = true;
+			continue;
+		}
+		r->blocks[nv++] = mv[i].block;
+		__bio_add_page(carrier, r->pages[i], RESSD_BLOCK_SIZE, 0);
+	}
+	slot = nv ? __ressd_log_reserve_copies(rc, carrier, r->blocks, nv) : RESSD_NO_SLOT;
+	if (slot < RESSD_DEFER_SLOT)
+		__ressd_log_seal(rc, 0);
+	spin_unlock_irq(&rc->lock);
+
+	if (slot >= RESSD_DEFER_SLOT) {
+		bio_put(carrier);
+		return nv ? -ENOSPC : 0;
+	}
+	wait_for_completion(&done);
+	err = blk_status_to_errno(carrier->bi_status);
+	bio_put(carrier);
+	if (!err)
+		atomic64_add(nv, &rc->copy_forwards);
+	return err;
+}
+
+/*
+ * May the far move @mv, written home, leave the index?  It must still map
+ * its block to its slot, with no home write and no unwritten entry of the
+ * block waiting (rc->lock held).
+ */
+static bool __ressd_round_droppable(struct ressd_c *rc, struct ressd_round *r,
+				    const struct ressd_move *mv, u32 nu)
+{
+	bool ok;
+	u64 b;
+
+	if (!mv->far || mv->skip)
+		return false;
+	spin_lock(&rc->index.lock);
+	ok = __ressd_index_slot_block(&rc->index, mv->slot, &b) && b == mv->block;
+	spin_unlock(&rc->index.lock);
+	return ok && !__ressd_log_pending(rc, mv->block) &&
+	       !bsearch(&mv->block, r->unwritten, nu, sizeof(u64), ressd_u64_cmp);
+}
+
+/* Far moves a lock hold looks at, at most. */
+#define RESSD_DROP_STEP		64
+
+/*
+ * The far moves written home stay in the log, beyond the region: unmap
+ * them now, each run of neighbours with one invalidation, so that no later
+ * round moves them again.  Done before the origin flush of step 3, which
+ * the record that carries the invalidations waits for
+ * (ressd_rec_origin_durable()): replay never drops a block whose home copy
+ * may be lost.  Later writes of such a block are newer than the
+ * invalidation in log order (it is in the open record); a FUA write home
+ * waits for it to be durable, as for any invalidation.  One left mapped
+ * (no room, or a newer write waiting) is only moved again later.
+ */
+static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
+{
+	u64 dropped = 0, far = 0;
+	u32 i = 0, k, len, nu;
+	bool room = true;
+
+	for (k = 0; k < r->n_home; k++)
+		far += r->mv[k].far && !r->mv[k].skip;
+	atomic64_add(far, &rc->far_moves);
+	while (i < r->n_home && room) {
+		spin_lock_irq(&rc->lock);
+		nu = __ressd_round_unwritten(rc, r);
+		for (k = 0; k < RESSD_DROP_STEP && i < r->n_home && room; k++) {
+			if (!__ressd_round_droppable(rc, r, &r->mv[i], nu)) {
+				i++;
+				continue;
+			}
+			for (len = 1; i + len < r->n_home && len < RESSD_DROP_STEP &&
+			     r->mv[i + len].block == r->mv[i].block + len &&
+			     __ressd_round_droppable(rc, r, &r->mv[i + len], nu); len++)
+				;
+			room = __ressd_log_invalidate(rc, r->mv[i].block, len);
+			if (room)
+				dropped += len;
+			i += len;
+		}
+		spin_unlock_irq(&rc->lock);
+	}
+	atomic64_add(dropped, &rc->far_dropped);
+}
+
+/* 2a. Copy forward (density), a record's worth at a time; home if no room. */
+static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
+{
+	u32 i, cnt, max = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
+	u64 fg = ressd_foreground_ios(rc);
+	int err;
+
+	for (i = 0; i < r->n_fwd; i += cnt) {
+		ktime_t t0 = ktime_get();
+
+		cnt = min(max, r->n_fwd - i);
+		err = ressd_mover_forward(rc, r, r->fwd + i, cnt);
+		if (err == -ENOSPC) {
+			sort(r->fwd + i, cnt, sizeof(*r->fwd), ressd_move_cmp, NULL);
+			err = ressd_mover_batch(rc, r->fwd + i, r->pages, cnt);
+		}
+		if (err)
+			return err;
+		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
+	}
 	return 0;
 }
 
@@ -623,10 +965,13 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 	u32 i;
 	int err;
 
-	for (i = 0; i < r->n; i += st.n) {
+	err = ressd_round_forward(rc, r);
+	if (err)
+		return err;
+	for (i = 0; i < r->n_home; i += st.n) {
 		ktime_t t0 = ktime_get();
 
-		ressd_plan_step(&r->dm, &g, r->mv, r->n, i, &st);
+		ressd_plan_step(&r->dm, &g, r->mv, r->n_home, i, &st);
 		atomic64_add(st.sparse_units, &rc->units_sparse);
 		if (st.op == RESSD_UNIT_SPARSE)
 			err = ressd_mover_batch(rc, r->mv + i, r->pages, st.n);
@@ -651,17 +996,20 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 	int err;
 	u32 i;
 
+	if (r->density)
+		ressd_round_drop_far(rc, r);
 	err = ressd_origin_flush(rc);
 	if (!err)
 		err = ressd_log_sync(rc);
 	if (err)
 		return err;
 	spin_lock_irq(&rc->index.lock);
-	for (i = 0; i < r->n && !left; i++) {
+	for (i = 0; i < r->n_home + r->n_fwd && !left; i++) {
+		struct ressd_move *mv = i < r->n_home ? &r->mv[i] : &r->fwd[i - r->n_home];
 		u64 b;
 
-		left = r->mv[i].skip && !r->mv[i].superseded &&
-		       __ressd_index_slot_block(&rc->index, r->mv[i].slot, &b);
+		left = !mv->far && mv->skip && !mv->superseded &&
+		       __ressd_index_slot_block(&rc->index, mv->slot, &b);
 	}
 	spin_unlock_irq(&rc->index.lock);
 	return left ? -EAGAIN : 0;
@@ -688,8 +1036,11 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
 
 	spin_lock_irq(&rc->lock);
 	spin_lock(&rc->index.lock);
-	for (i = 0; i < r->n; i++)
-		__ressd_index_remove_slot(&rc->index, r->mv[i].slot);
+	for (i = 0; i < r->n_home; i++)
+		if (!r->mv[i].far)
+			__ressd_index_remove_slot(&rc->index, r->mv[i].slot);
+	for (i = 0; i < r->n_fwd; i++)
+		__ressd_index_remove_slot(&rc->index, r->fwd[i].slot);
 	/* I4: no slot of the region may still hold live data. */
 	for (i = 0; i < r->region; i++) {
 		u64 b;
@@ -719,8 +1070,10 @@ static int ressd_mover_round(struct ressd_c *rc)
 	err = ressd_round_init(rc, &r);
 	if (!err && r.want)
 		err = ressd_round_plan(rc, &r);
-	if (!err && r.want)
+	if (!err && r.want) {
+		ressd_round_decide(rc, &r);
 		err = ressd_round_issue(rc, &r);
+	}
 	if (!err && r.want)
 		err = ressd_round_durable(rc, &r);
 	if (!err && r.want)

@@ -332,3 +332,57 @@ void ressd_plan_step(const struct ressd_devmodel *m, const struct ressd_step_geo
 	st->n = min_t(u32, max, end - i);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_plan_step);
+
+u32 ressd_density_threshold(u64 sum_dirty, u32 units)
+{
+	u64 d;
+
+	if (!units)
+		return 2;
+	d = div_u64(3 * sum_dirty + 2 * (u64)units, 4 * (u64)units);
+	return d < 2 ? 2 : d > U32_MAX ? U32_MAX : (u32)d;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_density_threshold);
+
+/* Moves copied forward when units of at least @d dirty blocks go home. */
+static u32 ressd_density_fwd(const struct ressd_unit_tally *t, u32 nt, u32 d)
+{
+	u32 i, fwd = 0;
+
+	for (i = 0; i < nt; i++)
+		if (t[i].dirty < d)
+			fwd += t[i].nr;
+	return fwd;
+}
+
+u32 ressd_density_decide(struct ressd_unit_tally *t, u32 nt, u32 max_fwd, u32 *d)
+{
+	u64 sum = 0;
+	u32 i, lo, hi, fwd;
+
+	for (i = 0; i < nt; i++)
+		sum += t[i].dirty;
+	hi = ressd_density_threshold(sum, nt);
+	if (ressd_density_fwd(t, nt, hi) > max_fwd) {
+		/* fwd(0) = 0: the largest d in [0, hi) within max_fwd. */
+		lo = 0;
+		while (hi - lo > 1) {
+			u32 mid = lo + (hi - lo) / 2;
+
+			if (ressd_density_fwd(t, nt, mid) <= max_fwd)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		hi = lo;
+	}
+	*d = hi;
+	fwd = 0;
+	for (i = 0; i < nt; i++) {
+		t[i].home = t[i].dirty >= hi;
+		if (!t[i].home)
+			fwd += t[i].nr;
+	}
+	return fwd;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_density_decide);

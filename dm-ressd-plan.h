@@ -135,6 +135,7 @@ struct ressd_move {
 	u32 slot;	/* log slot holding it */
 	bool skip;	/* changed since planned: not moved */
 	bool superseded;	/* skipped: newer data is home, its write held */
+	bool far;	/* outside the round's region: a dense unit's other block */
 };
 
 /**
@@ -196,5 +197,32 @@ u64 ressd_unit_cost(const struct ressd_devmodel *m, const struct ressd_unit_shap
  */
 enum ressd_unit_op ressd_unit_choose(const struct ressd_devmodel *m,
 				     const struct ressd_unit_shape *u, u64 *cost_ns);
+
+/**
+ * struct ressd_unit_tally - an erase unit a density round touches
+ * @first: its first move among the region's (sorted by block)
+ * @nr: its moves in the region
+ * @dirty: its blocks logged anywhere in the log (k)
+ * @home: written home with all @dirty blocks; else its @nr are copied forward
+ */
+struct ressd_unit_tally {
+	u32 first;
+	u32 nr;
+	u32 dirty;
+	bool home;
+};
+
+/*
+ * Density-first cleaning (Documentation/mover-pricing.md, step c): a unit
+ * goes home when it has gathered at least d logged blocks, d = max(2,
+ * round(3/4 of the mean k of the units the region touches)); the region's
+ * blocks of the others are copied forward.  When more than @max_fwd moves
+ * would be copied (the round must free room, and copies need it), d is
+ * lowered to the largest value that keeps them within @max_fwd, so that the
+ * densest units go home first.  Sets each @home and *@d; returns the moves
+ * copied forward (pure).
+ */
+u32 ressd_density_threshold(u64 sum_dirty, u32 units);
+u32 ressd_density_decide(struct ressd_unit_tally *t, u32 nt, u32 max_fwd, u32 *d);
 
 #endif /* DM_RESSD_PLAN_H */

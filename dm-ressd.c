@@ -56,6 +56,7 @@ void ressd_default_tunables(struct ressd_tunables *t)
 	t->low_watermark = RESSD_DEF_LOW_WATERMARK;
 	t->mover_batch = RESSD_DEF_MOVER_BATCH;
 	memset(&t->dev_model, 0, sizeof(t->dev_model));	/* none */
+	t->mover_policy = RESSD_POLICY_FIFO;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_default_tunables);
 
@@ -144,6 +145,15 @@ int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
 			return -EINVAL;
 		}
 		t->dev_model = m;
+	} else if (!strcasecmp(key, "mover_policy")) {
+		if (value && !strcasecmp(value, "fifo")) {
+			t->mover_policy = RESSD_POLICY_FIFO;
+		} else if (value && !strcasecmp(value, "density")) {
+			t->mover_policy = RESSD_POLICY_DENSITY;
+		} else {
+			*error = "mover_policy must be fifo or density";
+			return -EINVAL;
+		}
 	} else {
 		*error = "Unknown optional argument";
 		return -EINVAL;
@@ -160,6 +170,8 @@ static const char *ressd_check_tunables(const struct ressd_tunables *t)
 	/* A small write plus its record trailer must fit one mover batch. */
 	if (t->small_write_max + RESSD_SECTORS_PER_BLOCK > t->mover_batch)
 		return "small_write_max must be smaller than mover_batch";
+	if (t->mover_policy == RESSD_POLICY_DENSITY && !t->dev_model.unit_sectors)
+		return RESSD_E_DENSITY;
 	return NULL;
 }
 
@@ -197,7 +209,7 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_check_geometry);
 /* The optional arguments' keys: each may be given once. */
 static const char *const ressd_opt_keys[] = {
 	"small_write_max", "high_watermark", "low_watermark", "mover_batch",
-	"dev_model",
+	"dev_model", "mover_policy",
 };
 
 /* Optional arguments: "<#opt_args> key value ...". */
@@ -946,7 +958,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	struct ressd_tunables t;
 	enum ressd_mode mode;
 	unsigned int sz = 0;
-	bool has_model;
+	bool has_model, density;
 	u64 mapped, used;
 
 	spin_lock_irq(&rc->lock);
@@ -959,6 +971,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	spin_unlock_irq(&rc->lock);
 	has_model = ressd_devmodel_set(&t.dev_model);
 	ressd_devmodel_format(&t.dev_model, model, sizeof(model));
+	density = t.mover_policy == RESSD_POLICY_DENSITY;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -986,6 +999,10 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&rc->units_sparse),
 		       atomic64_read(&rc->units_prefix),
 		       atomic64_read(&rc->units_whole));
+		/* Density-first cleaning (mover_policy density). */
+		DMEMIT(" %lld %lld %lld", atomic64_read(&rc->copy_forwards),
+		       atomic64_read(&rc->far_moves),
+		       atomic64_read(&rc->far_dropped));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
@@ -993,12 +1010,15 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       rc->log_dev->name, (unsigned long long)rc->geo.log_offset,
 		       (unsigned long long)rc->geo.log_sectors);
 		/* A key at its default is left out only where 0.2 had none. */
-		DMEMIT(" %u small_write_max %u high_watermark %u", has_model ? 10 : 8,
+		DMEMIT(" %u small_write_max %u high_watermark %u",
+		       8 + (has_model ? 2 : 0) + (density ? 2 : 0),
 		       t.small_write_max, t.high_watermark);
 		DMEMIT(" low_watermark %u mover_batch %u", t.low_watermark,
 		       t.mover_batch);
 		if (has_model)
 			DMEMIT(" dev_model %s", model);
+		if (density)
+			DMEMIT(" mover_policy density");
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -1013,6 +1033,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       t.mover_batch);
 		if (has_model)
 			DMEMIT(",dev_model=%s", model);
+		if (density)
+			DMEMIT(",mover_policy=density");
 		DMEMIT(",mode=%s;", ressd_mode_name(mode));
 		break;
 	}
@@ -1335,7 +1357,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 3, 0},
+	.version = {0, 4, 0},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

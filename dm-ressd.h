@@ -310,6 +310,10 @@ struct ressd_c {
 	atomic64_t units_sparse;	/* units priced and written sparse */
 	atomic64_t units_prefix;	/* units filled up to their last block */
 	atomic64_t units_whole;		/* units filled and written whole */
+	atomic64_t copy_forwards;	/* blocks copied forward (density) */
+	atomic64_t far_moves;		/* blocks of dense units moved from */
+					/*   beyond the round's region */
+	atomic64_t far_dropped;		/* of which unmapped at once */
 };
 
 /* Run the target's worker (any context). */
@@ -337,6 +341,8 @@ static inline void ressd_bio_list_endio(struct bio_list *list, blk_status_t stat
 	"small_write_max must be a multiple of 8 sectors below 4 MiB"
 #define RESSD_E_MOVER_BATCH \
 	"mover_batch must be a multiple of 8 sectors from 16 to 8192"
+#define RESSD_E_DENSITY \
+	"mover_policy density needs a dev_model with a unit size"
 
 /*
  * Parse one tunable "key value" into @t, checking its range against the
@@ -404,6 +410,21 @@ void ressd_log_start(struct ressd_c *rc, const struct ressd_log_start *st);
  */
 #define RESSD_DEFER_SLOT	(U32_MAX - 1)
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
+/*
+ * The same for the mover's copies forward: @nr entries for @blocks, their
+ * data in the pages of @carrier, a bio that is never submitted and
+ * completes when they are written (see dm-ressd-log.c for what the caller
+ * must have checked).
+ */
+u32 __ressd_log_reserve_copies(struct ressd_c *rc, struct bio *carrier, const u64 *blocks,
+			       u32 nr);
+/*
+ * The blocks of the entries of every record not yet written whole (open,
+ * sealed, in flight), in no order, into @out (RESSD_UNWRITTEN_MAX of them
+ * at most); returns how many.  Caller holds rc->lock; never sleeps.
+ */
+#define RESSD_UNWRITTEN_MAX	(RESSD_NR_RECORDS * RESSD_REC_MAX_ITEMS)
+u32 __ressd_log_unwritten(struct ressd_c *rc, u64 *out);
 /*
  * Record the invalidation of logged blocks [block, block + nr) in the open
  * record and unmap the blocks.  False when no record can take it now.

@@ -36,7 +36,9 @@
 # every FUA write fills its record); a 4104-sector log with mover_batch
 # 4160 (records of more than one bio, ends of the log at odd places); a
 # 4 MiB log with mover_batch 16 (the second and fourth with a device model:
-# the mover fills erase units).  Every workload mixes in "fua" writes
+# the mover fills erase units; the fourth with mover_policy density, so that
+# it also copies blocks forward and moves dense units' blocks from anywhere
+# in the log).  Every workload mixes in "fua" writes
 # (FUA with no flush after them, as from a journal commit) beside O_DSYNC
 # writes, which the kernel always follows with a flush; CRASH_GEO picks one
 # geometry by number.
@@ -76,17 +78,16 @@ replay_build
 # with sd-card's, sparse, prefix and whole ones with ssd-a's), and any two
 # neighbours (the seed takes CRASH_GEOMETRIES in a row) hold one with and
 # one without.
-SD_CARD=128:0:4:50000:187300:279900:1000000:830000:43000:0:0
-SSD_A=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
 geometry() {
 	case $1 in
 	0) LOGS=$((4 * MIB)) GEO_OPTS=() GEO="4 MiB log, default tunables" ;;
-	1) LOGS=144 GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $SD_CARD)
+	1) LOGS=144 GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $MODEL_SD_CARD)
 	   GEO="smallest log (144 sectors), mover_batch 16, sd-card's model" ;;
 	2) LOGS=4104 GEO_OPTS=(mover_batch 4160)
 	   GEO="4104-sector log, mover_batch 4160" ;;
-	3) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $SSD_A)
-	   GEO="4 MiB log, mover_batch 16, ssd-a's model" ;;
+	3) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $MODEL_SSD_A
+	   mover_policy density)
+	   GEO="4 MiB log, mover_batch 16, ssd-a's model, mover_policy density" ;;
 	esac
 }
 # ressd_table <dev> [opt args...]: the single-device layout on <dev>.
@@ -187,6 +188,7 @@ reload() {	# reload the same table while the writer runs
 moved2=$(status_field cr_ressd 7)
 redir=$(status_field cr_ressd 4)
 filled=$(( $(status_field cr_ressd 17) + $(status_field cr_ressd 18) ))
+copied=$(status_field cr_ressd 19) far=$(status_field cr_ressd 20)
 # by time, not by count: a reload takes longer than a few hundred writes
 run_phase "table reloads during the writes" "${CRASH_RELOAD_SECONDS:-6}s" "$SMALL" reload
 echo "$reloads table reloads during the writes"
@@ -202,6 +204,11 @@ dm_remove cr_lw
 if [[ " ${GEO_OPTS[*]} " == *" dev_model "* ]]; then
 	[ "$filled" -gt 0 ] || fail "a device model, but no erase unit was filled"
 	echo "erase units filled: $filled"
+fi
+if [[ " ${GEO_OPTS[*]} " == *" mover_policy density "* ]]; then
+	[ "$copied" -gt 0 ] || fail "mover_policy density, but no block was copied forward"
+	[ "$far" -gt 0 ] || fail "mover_policy density, but no block was moved from beyond a region"
+	echo "copied forward: $copied, moved from beyond the region: $far"
 fi
 # 1.5 log sizes of writes (of 1-2 blocks, and a header per record): 2 laps
 [ "$redir" -gt $((3 * LOGS / 16)) ] || fail "only $redir writes to a log of $((LOGS / 8)) blocks: it did not wrap"

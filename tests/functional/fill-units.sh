@@ -18,8 +18,6 @@ A=$RESSD_DISK_A B=$RESSD_DISK_B
 NBLK=16384			# the first 64 MiB of the normal area
 SECS=${WRITER_SECONDS:-15}	# per writer run
 dev=/dev/mapper/fu
-SSD_A=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
-SSD_B=4096:0:4:50000:47900:436600:2000000:441000:41000:0:0
 
 writer_build
 # run_case <name> <model> <seed>
@@ -31,10 +29,7 @@ run_case() {
 	dm_create fu_o "0 $DISK_A_SECTORS delay $A 0 4 $A 0 0"
 	t="0 $DISK_A_SECTORS ressd /dev/mapper/fu_o 0 $B 0 8192 4 high_watermark 5 dev_model $model"
 	dm_create fu "$t"
-	"$WRITER" write --dev $dev --blocks $NBLK --seconds "$SECS" --seed "$seed" \
-		--journal "$j" --verify-every 3000 || fail "$name: writer: violation or error (exit $?)"
-	show_status fu "after the writer"
-	writer_verify $dev "$j" "$name, after the writer"
+	writer_run fu "$j" "$seed" "$name"
 	dmsetup message fu 0 drain || fail "$name: drain"
 	show_status fu "after the drain"
 	writer_verify $dev "$j" "$name, after the drain"
@@ -52,7 +47,7 @@ run_case() {
 	dm_remove fu_o
 }
 
-run_case ssd-b "$SSD_B" 21
-run_case ssd-a "$SSD_A" 22
+run_case ssd-b "$MODEL_SSD_B" 21
+run_case ssd-a "$MODEL_SSD_A" 22
 [ "$sparse" -gt 0 ] || fail "ssd-a: no unit was written sparse"
 echo "gap filling passed"

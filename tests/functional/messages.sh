@@ -31,7 +31,7 @@ for bad in "set high_watermark 60" "set high_watermark 0" "set low_watermark 99"
 done
 
 note "a device model set by message: in the table, kept by a reload, dropped by 'none'"
-model=4096:0:4:50000:47900:436600:2000000:441000:41000:0:0
+model=$MODEL_SSD_B
 dmsetup message ms 0 set dev_model $model || fail "set dev_model"
 table | grep -q " 10 $want dev_model $model\$" || fail "dev_model not in the table: $(table)"
 before=$(table)
@@ -48,6 +48,25 @@ done
 note "a reload with the table status keeps the tunables and the model"
 dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload
 [ "$(table)" = "$before" ] || fail "after reload: $(table), before: $before"
+
+note "mover_policy density by message: needs the model's unit, kept by a reload"
+dmsetup message ms 0 set mover_policy density || fail "set mover_policy density"
+table | grep -q " 12 $want dev_model $model mover_policy density\$" ||
+	fail "mover_policy not in the table: $(table)"
+dmsetup status ms | awk '{ exit NF == 24 ? 0 : 1 }' || fail "status: not 21 fields: $(dmsetup status ms)"
+before=$(table)
+for bad in "set mover_policy lifo" "set dev_model none" \
+	"set dev_model 0:0:0:50000:31000:62000:1500000:176000:27000:0:0"; do
+	# shellcheck disable=SC2086
+	if dmsetup message ms 0 $bad 2>/dev/null; then
+		fail "accepted message '$bad' with mover_policy density"
+	fi
+	[ "$(table)" = "$before" ] || fail "message '$bad' changed the table"
+done
+dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload
+[ "$(table)" = "$before" ] || fail "after reload: $(table), before: $before"
+dmsetup message ms 0 set mover_policy fifo || fail "set mover_policy fifo"
+table | grep -q " 10 $want dev_model $model\$" || fail "mover_policy fifo: $(table)"
 dmsetup message ms 0 set dev_model none || fail "set dev_model none"
 table | grep -q " 8 $want\$" || fail "dev_model none: $(table)"
 dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload

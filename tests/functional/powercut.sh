@@ -27,8 +27,9 @@
 #
 # Each chain runs on one of four geometries (POWERCUT_SEED, printed, picks
 # the order; four chains cover all of them): a 2 MiB log on its own device,
-# with sd-card's device model, so that the mover writes whole 64 KiB erase
-# units, filled from home;
+# with sd-card's device model and mover_policy density, so that the mover
+# writes whole 64 KiB erase units, filled from home, and copies the blocks of
+# sparse units forward;
 # the smallest log the target accepts (72 KiB) with mover_batch 16, so that
 # every record holds one block and every FUA write fills its record; records
 # of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors);
@@ -40,7 +41,6 @@
 A=$RESSD_DISK_A B=$RESSD_DISK_B
 SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 NBLK=16384		# the first 64 MiB of the normal area
-SD_CARD=128:0:4:50000:187300:279900:1000000:830000:43000:0:0
 CHAINS=${POWERCUT_CHAINS:-4}
 GSEED=${POWERCUT_SEED:-$RANDOM}
 wpid=
@@ -63,8 +63,8 @@ echo "geometry seed $GSEED (POWERCUT_SEED)"
 geometry() {
 	local shared_log=4088 olen
 	case $1 in
-	0) GEO="separate log, 4096 sectors, sd-card's model (the mover fills units)"
-	   T="0 $SA ressd $FA 0 $FB 0 4096 4 high_watermark 50 dev_model $SD_CARD"
+	0) GEO="separate log, 4096 sectors, sd-card's model, mover_policy density (units filled, blocks copied forward)"
+	   T="0 $SA ressd $FA 0 $FB 0 4096 6 high_watermark 50 dev_model $MODEL_SD_CARD mover_policy density"
 	   zero_at $FB 8 0 ;;
 	1) GEO="smallest log (144 sectors), mover_batch 16, small_write_max 8"
 	   T="0 $SA ressd $FA 0 $FB 0 144 6 high_watermark 50 mover_batch 16 small_write_max 8"
@@ -109,7 +109,7 @@ ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 # the middle link of a three-crash chain cuts right after a recovery and a
 # mover checkpoint ("drain": the recovered blocks go home and the superblock
 # moves on), before the next log write, which the cut drops.
-cycle=0 modelled=0 filled=0
+cycle=0 modelled=0 filled=0 copied=0
 for chain in $(seq 1 "$CHAINS"); do
 	depth=$((2 + chain % 2))		# 3, 2, 3, 2, ...
 	geometry $(( (GSEED + chain) % 4 ))
@@ -156,6 +156,7 @@ for chain in $(seq 1 "$CHAINS"); do
 		if [[ $T == *dev_model* ]]; then
 			modelled=1
 			filled=$((filled + $(status_field pc 17) + $(status_field pc 18)))
+			copied=$((copied + $(status_field pc 19)))
 		fi
 		dm_remove pc
 
@@ -177,7 +178,8 @@ done
 # And the chain with a device model must have filled erase units.
 if [ "$modelled" = 1 ]; then
 	[ "$filled" -gt 0 ] || fail "sd-card's model, but no erase unit was filled"
-	echo "erase units filled before the cuts: $filled"
+	[ "$copied" -gt 0 ] || fail "mover_policy density, but no block was copied forward"
+	echo "erase units filled before the cuts: $filled; blocks copied forward: $copied"
 fi
 dm_remove pc_a
 dm_remove pc_b

@@ -59,7 +59,7 @@ dmsetup message wa 0 commit || fail commit
 check "commit"
 wfio mix randwrite 16k 0 4M
 # A model that fills every unit it touches: the fills' writes count too.
-dmsetup message wa 0 set dev_model 4096:0:4:50000:47900:436600:2000000:441000:41000:0:0 ||
+dmsetup message wa 0 set dev_model $MODEL_SSD_B ||
 	fail "set dev_model"
 dmsetup message wa 0 mover resume || fail "mover resume"
 dmsetup message wa 0 drain || fail drain

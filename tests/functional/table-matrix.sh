@@ -43,8 +43,8 @@ expect_ctr_error "0 $L ressd $A 0 /dev/nonexistent $LOGOFF $LOGSZ" "Error openin
 expect_ctr_error "$base 2x small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 1 small_write_max" "Optional arguments must be key value pairs"
 expect_ctr_error "$base 3 small_write_max 16 high_watermark" "Optional arguments must be key value pairs"
-expect_ctr_error "$base 12 a 1 b 2 c 3 d 4 e 5 f 6" "Invalid number of optional arguments"
-expect_ctr_error "$base 10 a 1 b 2 c 3 d 4 e 5" "Unknown optional argument"
+expect_ctr_error "$base 14 a 1 b 2 c 3 d 4 e 5 f 6 g 7" "Invalid number of optional arguments"
+expect_ctr_error "$base 12 a 1 b 2 c 3 d 4 e 5 f 6" "Unknown optional argument"
 expect_ctr_error "$base 4 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 4294967298 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 2 foo 1" "Unknown optional argument"
@@ -63,7 +63,7 @@ expect_ctr_error "$base 2 mover_batch $big" "Invalid mover_batch"
 expect_ctr_error "$base 4 high_watermark 60 high_watermark 70" "Duplicate optional argument"
 expect_ctr_error "$base 4 small_write_max 1024 mover_batch 1024" "small_write_max must be smaller than mover_batch"
 expect_ctr_error "$base 0 extra" "Too many arguments"
-M=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
+M=$MODEL_SSD_A
 expect_ctr_error "$base 2 dev_model 1024:0:8" "Invalid dev_model"
 expect_ctr_error "$base 2 dev_model $M:0" "Invalid dev_model"
 expect_ctr_error "$base 2 dev_model ${M//:/,}" "Invalid dev_model"
@@ -72,13 +72,18 @@ expect_ctr_error "$base 2 dev_model 1024:1024:${M#*:*:}" "dev_model unit offset 
 expect_ctr_error "$base 2 dev_model 1024:0:257:${M#*:*:*:}" "dev_model open units must be at most 256"
 expect_ctr_error "$base 2 dev_model ${M%:0}:1000000001" "dev_model costs must be at most 1000000000 ns"
 expect_ctr_error "$base 4 dev_model none dev_model $M" "Duplicate optional argument"
+expect_ctr_error "$base 2 mover_policy lifo" "mover_policy must be fifo or density"
+expect_ctr_error "$base 2 mover_policy density" "mover_policy density needs a dev_model with a unit size"
+expect_ctr_error "$base 4 mover_policy density dev_model 0:0:0:50000:31000:62000:1500000:176000:27000:0:0" \
+	"mover_policy density needs a dev_model with a unit size"
+expect_ctr_error "$base 4 mover_policy fifo mover_policy density" "Duplicate optional argument"
 
 note "good line, same device"
 dm_create r1 "$base"
 st=$(dmsetup status r1)
 echo "status: $st"
 nf=$(wc -w <<<"$st")
-[ "$nf" -eq 21 ] || fail "status has $nf words, expected 3 + 10 fields + 8 extras"
+[ "$nf" -eq 24 ] || fail "status has $nf words, expected 3 + 10 fields + 11 extras"
 [ "$(status_field r1 1)" = "0/$((LOGSZ / 8 - 2))" ] || fail "log use field: $(status_field r1 1)"
 [ "$(status_field r1 10)" = rw ] || fail "mode field: $(status_field r1 10)"
 t1=$(dmsetup table r1)

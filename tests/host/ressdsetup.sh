@@ -277,7 +277,7 @@ expect_fail 1 "--log-offset needs --log-device" "$tool" format "$dev" --log-offs
 ok "table with a separate log device (absolute path kept, --log-device override, log to its end); refusals"
 
 # ---- status --from-line ----
-line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2 49152000 98304000 1048576 3 1 2"
+line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2 49152000 98304000 1048576 3 1 2 700 300 250"
 tline="0 120832 ressd 7:0 2048 7:0 122880 131072 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
 "$tool" status --from-line "$line" --table-line "$tline" >"$tmp/st" || fail "status --from-line"
 while IFS= read -r want; do
@@ -298,23 +298,24 @@ full writes:      0 (small writes sent home because the log was full)
 mover yields:     2 (pauses for foreground I/O)
 bytes written:    46.9 MiB by the users, 93.8 MiB to the devices (write amplification 2.00)
 erase units:      2 written whole, 1 up to their last block, 3 sparse; 1.0 MiB read home to fill them
+density cleaning: 700 blocks copied forward, 300 moved home from beyond the region (250 of them unmapped at once)
 tunables:         small_write_max 16, high_watermark 50, low_watermark 0, mover_batch 1024
 EOF
 "$tool" status --from-line "$line" --json >"$tmp/st.json" || fail "status --json"
-[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.user_write_bytes,.dev_write_bytes,.write_amplification,.fill_read_bytes,.units_sparse,.units_prefix,.units_whole,.length]' "$tmp/st.json")" = \
-	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,49152000,98304000,2,1048576,3,1,2,120832]' ] ||
+[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.user_write_bytes,.dev_write_bytes,.write_amplification,.fill_read_bytes,.units_sparse,.units_prefix,.units_whole,.copy_forwards,.far_moves,.far_dropped,.length]' "$tmp/st.json")" = \
+	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,49152000,98304000,2,1048576,3,1,2,700,300,250,120832]' ] ||
 	{ cat "$tmp/st.json"; fail "status --json fields"; }
 [ "$(jq '.redirected_share * 1000 | round' "$tmp/st.json")" = 968 ] || fail "redirected share"
 # The target's fields alone; a kernel without the extras; a newer one with more.
 "$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
 [ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null]' ] ||
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
-"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 11 12" >"$tmp/st" || fail "20 fields"
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 11 12" >"$tmp/st" || fail "23 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
-	! grep -q "erase units:" "$tmp/st"; } ||
-	{ cat "$tmp/st"; fail "20 fields"; }
+	! grep -q "erase units:" "$tmp/st" && ! grep -q "density cleaning:" "$tmp/st"; } ||
+	{ cat "$tmp/st"; fail "23 fields"; }
 while IFS='|' read -r bad msg; do
 	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
 done <<'EOF'
@@ -337,7 +338,15 @@ model=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
 	fail "status in words: no device model line"
 "$tool" status --from-line "$line" --table-line "$tline" --json >"$tmp/st.json" || fail "status without a dev_model"
 [ "$(jq -c '.table.dev_model' "$tmp/st.json")" = null ] || fail "table.dev_model without a model"
-ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model"
+[ "$(jq -r '.table.mover_policy' "$tmp/st.json")" = fifo ] || fail "table.mover_policy without one"
+"$tool" status --from-line "$line" --table-line "${tline/ 8 / 12 } dev_model $model mover_policy density" \
+	--json >"$tmp/st.json" || fail "status with mover_policy density"
+[ "$(jq -r '.table.mover_policy' "$tmp/st.json")" = density ] || { cat "$tmp/st.json"; fail "table.mover_policy"; }
+"$tool" status --from-line "$line" --table-line "${tline/ 8 / 12 } dev_model $model mover_policy density" |
+	grep -qx "mover policy:     density" || fail "status in words: no mover policy line"
+expect_fail 1 "bad mover_policy 'lifo'" "$tool" status --from-line "$line" \
+	--table-line "${tline/ 8 / 10 } mover_policy lifo"
+ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model, the mover policy"
 
 # ---- open, close, status against a stand-in dmsetup ----
 cat >"$tmp/dmsetup" <<EOF

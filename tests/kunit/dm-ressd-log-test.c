@@ -16,7 +16,8 @@
  * lie one after the other from the tail; a refusal happens only when the
  * log (minus the invalidation reserve) has no room, a deferral only when no
  * record buffer is free.  The generator is a seeded xorshift, so a failure
- * names its seed and step and replays exactly.
+ * names its seed and step and replays exactly.  The mover's copies forward
+ * take entries as small writes do.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
@@ -392,6 +393,78 @@ static void ressd_log_test_inval_dead(struct kunit *test)
 }
 
 /*
+ * The mover's copies forward (__ressd_log_reserve_copies()): entries for
+ * blocks that need not follow each other, in the open record like a small
+ * write's, the carrier held with them; __ressd_log_unwritten() reports
+ * every unwritten record's blocks (the check the mover makes before a
+ * copy); a home write that completes later kills a copy as it kills a
+ * small write, dead on disk in the record that carries the invalidation;
+ * and a batch larger than a record's data is refused.
+ */
+static void ressd_log_test_copies(struct kunit *test)
+{
+	static const u64 blocks[] = { 7, 3, 100 };
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct bio *carrier = kunit_kzalloc(test, sizeof(*carrier), GFP_KERNEL);
+	struct bio *big = kunit_kzalloc(test, sizeof(*big), GFP_KERNEL);
+	u64 *out = kunit_kcalloc(test, RESSD_UNWRITTEN_MAX, sizeof(*out), GFP_KERNEL);
+	u64 big_blocks[8] = { 0 };
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r1, *r2;
+	struct bio *b;
+	u32 i, n, s, found;
+
+	KUNIT_ASSERT_NOT_NULL(test, carrier);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+
+	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);	/* block 1000 */
+	r1 = rc->log.open;
+	t_seal(t);
+	spin_lock_irq(&rc->lock);
+	s = __ressd_log_reserve_copies(rc, carrier, blocks, ARRAY_SIZE(blocks));
+	r2 = rc->log.open;
+	n = __ressd_log_unwritten(rc, out);
+	spin_unlock_irq(&rc->lock);
+	KUNIT_ASSERT_LT(test, s, RESSD_DEFER_SLOT);
+	KUNIT_ASSERT_NOT_NULL(test, r2);
+	KUNIT_EXPECT_PTR_NE(test, r1, r2);
+	KUNIT_EXPECT_EQ(test, s, r2->start);
+	KUNIT_ASSERT_EQ(test, r2->nr_data, 3U);
+	for (i = 0; i < ARRAY_SIZE(blocks); i++)
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(r2->items[i].block), blocks[i]);
+	found = 0;
+	bio_list_for_each(b, &r2->bios)
+		found += b == carrier;
+	KUNIT_EXPECT_EQ(test, found, 1U);
+	/* Unwritten: 1000 (sealed record), 7, 3, 100 (open one), in any order. */
+	KUNIT_ASSERT_EQ(test, n, 4U);
+	found = 0;
+	for (i = 0; i < n; i++)
+		found |= (out[i] == 1000) << 0 | (out[i] == 7) << 1 | (out[i] == 3) << 2 |
+			 (out[i] == 100) << 3;
+	KUNIT_EXPECT_EQ(test, found, 15U);
+
+	/* A home write over block 3 completes: the copy is killed, dead on disk. */
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 3));
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.open, r2);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, r2->killed));
+	KUNIT_EXPECT_TRUE(test, test_bit(1, r2->dead));
+	KUNIT_EXPECT_FALSE(test, test_bit(0, r2->killed));
+	KUNIT_EXPECT_FALSE(test, test_bit(2, r2->killed));
+	/* mover_batch 64 sectors: a record takes 7 data blocks, not 8. */
+	spin_lock_irq(&rc->lock);
+	s = __ressd_log_reserve_copies(rc, big, big_blocks, ARRAY_SIZE(big_blocks));
+	spin_unlock_irq(&rc->lock);
+	KUNIT_EXPECT_EQ(test, s, RESSD_NO_SLOT);
+	KUNIT_EXPECT_NULL(test, t_check(t));
+
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
+/*
  * A small write as ressd_map_write() puts it in the log: reserve its slots
  * (which seals the record of a FUA write).
  */
@@ -546,6 +619,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_plug_seals),
 	KUNIT_CASE(ressd_log_test_fua_fill),
 	KUNIT_CASE(ressd_log_test_inval_dead),
+	KUNIT_CASE(ressd_log_test_copies),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),

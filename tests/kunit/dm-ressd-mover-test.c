@@ -17,6 +17,8 @@
  * steps of a round (ressd_plan_step()) on random rounds against an oracle
  * that groups the moves by unit on its own, and on the case where a unit
  * split over sparse batches once kept every later step off unit bounds.
+ * Density-first cleaning's threshold and choice of units
+ * (ressd_density_decide()) against a table and a brute-force oracle.
  */
 
 #include <kunit/test.h>
@@ -435,6 +437,81 @@ static void ressd_mover_test_plan_step_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fills, 5U);
 }
 
+/* The density threshold: max(2, round(3/4 of the mean dirty count)). */
+static void ressd_mover_test_density_threshold(struct kunit *test)
+{
+	static const struct {
+		u64 sum;
+		u32 units;
+		u32 d;
+	} t[] = {
+		{ 0, 0, 2 }, { 1, 1, 2 }, { 4, 1, 3 }, { 160, 10, 12 }, { 10, 4, 2 },
+		{ 14, 4, 3 },	/* mean 3.5: 2.625 rounds to 3 */
+		{ 6, 4, 2 }, { 1000000, 1, 750000 },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ressd_density_threshold(t[i].sum, t[i].units), t[i].d,
+				    "sum %llu units %u", t[i].sum, t[i].units);
+}
+
+/*
+ * ressd_density_decide() on random tallies against an oracle: d is the
+ * threshold of the mean when its forwards fit @max_fwd, else the largest
+ * d below it whose forwards do; home is exactly dirty >= d; the count
+ * returned is the non-home units' moves; and no home unit is sparser than
+ * a unit left to forward (densest first).
+ */
+static void ressd_mover_test_density_decide(struct kunit *test)
+{
+	const u32 max = 200;
+	struct ressd_unit_tally *t = kunit_kcalloc(test, max, sizeof(*t), GFP_KERNEL);
+	u64 seed = 0xde5171;
+	u32 round, lowered = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (round = 0; round < 500; round++) {
+		u32 nt = 1 + ressd_kunit_xorshift(&seed) % max, i, d, got, want_d, fwd;
+		u32 total = 0, max_fwd, min_home = U32_MAX, max_fwd_dirty = 0;
+		u64 sum = 0;
+
+		for (i = 0; i < nt; i++) {
+			t[i].nr = 1 + ressd_kunit_xorshift(&seed) % 8;
+			t[i].dirty = t[i].nr + ressd_kunit_xorshift(&seed) % (round % 3 ? 40 : 4);
+			t[i].first = total;
+			total += t[i].nr;
+			sum += t[i].dirty;
+		}
+		max_fwd = ressd_kunit_xorshift(&seed) % (total + 1);
+		got = ressd_density_decide(t, nt, max_fwd, &d);
+
+		/* The oracle: down from the mean's threshold to the first that fits. */
+		for (want_d = ressd_density_threshold(sum, nt);; want_d--) {
+			fwd = 0;
+			for (i = 0; i < nt; i++)
+				if (t[i].dirty < want_d)
+					fwd += t[i].nr;
+			if (fwd <= max_fwd || !want_d)
+				break;
+		}
+		lowered += want_d < ressd_density_threshold(sum, nt);
+		KUNIT_ASSERT_EQ_MSG(test, d, want_d, "round %u", round);
+		KUNIT_ASSERT_EQ_MSG(test, got, fwd, "round %u", round);
+		KUNIT_ASSERT_LE(test, got, max_fwd);
+		for (i = 0; i < nt; i++) {
+			KUNIT_ASSERT_EQ_MSG(test, t[i].home, t[i].dirty >= d, "round %u unit %u",
+					    round, i);
+			if (t[i].home)
+				min_home = min(min_home, t[i].dirty);
+			else
+				max_fwd_dirty = max(max_fwd_dirty, t[i].dirty);
+		}
+		KUNIT_ASSERT_TRUE(test, min_home == U32_MAX || min_home > max_fwd_dirty);
+	}
+	KUNIT_EXPECT_GT(test, lowered, 50U);	/* the limit did bind */
+}
+
 static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_directed),
 	KUNIT_CASE(ressd_mover_test_long),
@@ -443,6 +520,8 @@ static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_unit_of),
 	KUNIT_CASE(ressd_mover_test_plan_step),
 	KUNIT_CASE(ressd_mover_test_plan_step_split),
+	KUNIT_CASE(ressd_mover_test_density_threshold),
+	KUNIT_CASE(ressd_mover_test_density_decide),
 	{}
 };
 

@@ -94,6 +94,12 @@ static const struct tunable_case tunable_cases[] = {
 	{ "dev_model", "1024:0:257:0:0:0:0:0:0:0:0", false, E_DMN },
 	{ "dev_model", "1024:0:8:0:0:0:0:0:0:0:1000000001", false, E_DMC },
 	{ "dev_model", "1024:0:8:1000000001:0:0:0:0:0:0:0", false, E_DMC },
+	{ "mover_policy", "fifo", true, NULL },
+	{ "mover_policy", "density", true, NULL },
+	{ "MOVER_POLICY", "Density", true, NULL },
+	{ "mover_policy", "lifo", false, "mover_policy must be fifo or density" },
+	{ "mover_policy", "", false, "mover_policy must be fifo or density" },
+	{ "mover_policy", "density ", false, "mover_policy must be fifo or density" },
 	{ "nosuchkey", "1", false, "Unknown optional argument" },
 	{ "", "1", false, "Unknown optional argument" },
 };
@@ -136,6 +142,7 @@ static void ressd_args_test_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.low_watermark, 0U);
 	KUNIT_EXPECT_EQ(test, t.mover_batch, 1024U);
 	KUNIT_EXPECT_FALSE(test, ressd_devmodel_set(&t.dev_model));
+	KUNIT_EXPECT_EQ(test, t.mover_policy, (unsigned int)RESSD_POLICY_FIFO);
 }
 
 /* A model survives format and parse, field by field, in table order. */

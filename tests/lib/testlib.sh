@@ -22,6 +22,15 @@ dev_sectors() { blockdev --getsz "$1"; }
 DISK_A_SECTORS=$(dev_sectors "$RESSD_DISK_A")
 DISK_B_SECTORS=$(dev_sectors "$RESSD_DISK_B")
 
+# dm-ftlsim presets' device models, as the table's dev_model key takes them
+# (Documentation/dm-ressd.rst; tests/bench/lib.sh's FTL_MODEL has them all).
+# shellcheck disable=SC2034  # used by the tests that source this
+MODEL_SSD_A=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
+# shellcheck disable=SC2034
+MODEL_SSD_B=4096:0:4:50000:47900:436600:2000000:441000:41000:0:0
+# shellcheck disable=SC2034
+MODEL_SD_CARD=128:0:4:50000:187300:279900:1000000:830000:43000:0:0
+
 # Zero the first $2 KiB (default 8) at sector $3 of device $1.
 zero_at() {
 	dd if=/dev/zero of="$1" bs=1k count="${2:-8}" seek=$(( ${3:-0} / 2 )) \

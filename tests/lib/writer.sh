@@ -36,6 +36,17 @@ writer_verify() {
 	echo "ok: verify ${mode[1]} $what"
 }
 
+# writer_run <dm name> <journal> <seed> <what>: the writer on /dev/mapper/<dm
+# name> for $SECS seconds over $NBLK blocks, checking every block every 3000
+# operations; then the status, and every block against the journal.
+writer_run() {
+	local dev=/dev/mapper/$1
+	"$WRITER" write --dev "$dev" --blocks "$NBLK" --seconds "$SECS" --seed "$3" \
+		--journal "$2" --verify-every 3000 || fail "$4: writer: violation or error (exit $?)"
+	show_status "$1" "after the writer"
+	writer_verify "$dev" "$2" "$4, after the writer"
+}
+
 # wait_for_line <file> <pattern> <seconds> <pid>: wait until a line of the
 # file matches, while process pid lives.
 wait_for_line() {

@@ -16,7 +16,7 @@ static const char *const field_name[] = {
 	"direct_writes", "split_reads", "moved_blocks", "mover_writes",
 	"metadata_commits", "mode", "full_writes", "mover_yields",
 	"user_write_bytes", "dev_write_bytes", "fill_read_bytes", "units_sparse",
-	"units_prefix", "units_whole",
+	"units_prefix", "units_whole", "copy_forwards", "far_moves", "far_dropped",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -60,6 +60,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		&st->metadata_commits, NULL, &st->full_writes, &st->mover_yields,
 		&st->user_write_bytes, &st->dev_write_bytes, &st->fill_read_bytes,
 		&st->units_sparse, &st->units_prefix, &st->units_whole,
+		&st->copy_forwards, &st->far_moves, &st->far_dropped,
 	};
 	int n, i, f;
 
@@ -113,6 +114,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	st->has_mover_yields = f > 11;
 	st->has_write_bytes = f > 13;
 	st->has_units = f > 17;
+	st->has_density = f > 20;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -164,6 +166,14 @@ int table_parse(const char *line, struct ressd_table *t, char *err, size_t errle
 				return -1;
 			}
 			snprintf(t->dev_model, sizeof(t->dev_model), "%s", tok[i + 1]);
+			continue;
+		}
+		if (!strcasecmp(tok[i], "mover_policy")) {
+			if (strcasecmp(tok[i + 1], "fifo") && strcasecmp(tok[i + 1], "density")) {
+				snprintf(err, errlen, "bad mover_policy '%s'", tok[i + 1]);
+				return -1;
+			}
+			t->density = !strcasecmp(tok[i + 1], "density");
 			continue;
 		}
 		for (k = 0; k < ARRAY_SIZE(key); k++)
@@ -270,8 +280,14 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 		fprintf(f, "tunables:         small_write_max %u, high_watermark %u, low_watermark %u, mover_batch %u\n",
 			t->t.small_write_max, t->t.high_watermark, t->t.low_watermark,
 			t->t.mover_batch);
+	if (st->has_density && st->copy_forwards + st->far_moves)
+		fprintf(f, "density cleaning: %" PRIu64 " blocks copied forward, %" PRIu64
+			" moved home from beyond the region (%" PRIu64 " of them unmapped at once)\n",
+			st->copy_forwards, st->far_moves, st->far_dropped);
 	if (t && t->dev_model[0])
 		fprintf(f, "device model:     %s\n", t->dev_model);
+	if (t && t->density)
+		fprintf(f, "mover policy:     density\n");
 	if (st->unknown_fields)
 		fprintf(f, "(%u more status fields that this ressdsetup does not know)\n",
 			st->unknown_fields);
@@ -332,6 +348,15 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 		json_null(&j, "units_prefix");
 		json_null(&j, "units_whole");
 	}
+	if (st->has_density) {
+		json_u64(&j, "copy_forwards", st->copy_forwards);
+		json_u64(&j, "far_moves", st->far_moves);
+		json_u64(&j, "far_dropped", st->far_dropped);
+	} else {
+		json_null(&j, "copy_forwards");
+		json_null(&j, "far_moves");
+		json_null(&j, "far_dropped");
+	}
 	if (st->has_write_bytes && st->user_write_bytes)
 		json_double(&j, "write_amplification",
 			    (double)st->dev_write_bytes / (double)st->user_write_bytes);
@@ -352,6 +377,7 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 			json_str(&j, "dev_model", t->dev_model);
 		else
 			json_null(&j, "dev_model");
+		json_str(&j, "mover_policy", t->density ? "density" : "fifo");
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);

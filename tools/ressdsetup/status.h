@@ -26,6 +26,8 @@ struct ressd_status {
 	u64 user_write_bytes, dev_write_bytes;
 	bool has_units;
 	u64 fill_read_bytes, units_sparse, units_prefix, units_whole;
+	bool has_density;
+	u64 copy_forwards, far_moves, far_dropped;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
@@ -37,6 +39,7 @@ struct ressd_table {
 	bool has_tun[4];	/* small_write_max, high_watermark, low_watermark, mover_batch */
 	struct ressd_tun t;
 	char dev_model[128];	/* the dev_model key's value; "" without one */
+	bool density;		/* mover_policy density */
 };
 
 /*
