@@ -368,8 +368,12 @@ static u32 ressd_rec_blocks(const struct ressd_record *r, u64 *out, u32 n)
 	for (i = 0; i < r->nr_data; i++) {
 		u64 b = le64_to_cpu(r->items[i].block);
 
-		if (b != RESSD_DEAD_BLOCK)
-			out[n++] = b;
+		if (b == RESSD_DEAD_BLOCK)
+			continue;
+		/* Four record buffers, each counted once: never more. */
+		if (WARN_ON_ONCE(n >= RESSD_UNWRITTEN_MAX))
+			return U32_MAX;
+		out[n++] = b;
 	}
 	return n;
 }
@@ -382,10 +386,16 @@ u32 __ressd_log_unwritten(struct ressd_c *rc, u64 *out)
 	lockdep_assert_held(&rc->lock);
 	if (rc->log.open)
 		n = ressd_rec_blocks(rc->log.open, out, n);
-	if (rc->log.inflight && rc->log.inflight != rc->log.open)
-		n = ressd_rec_blocks(rc->log.inflight, out, n);
-	list_for_each_entry(r, &rc->log.sealed, list)
+	/*
+	 * Each record once: one whose chunk is in flight may have been sealed
+	 * since, and is then on the sealed list as well.
+	 */
+	r = rc->log.inflight;
+	if (r && r != rc->log.open && list_empty(&r->list) && n != U32_MAX)
 		n = ressd_rec_blocks(r, out, n);
+	list_for_each_entry(r, &rc->log.sealed, list)
+		if (n != U32_MAX)
+			n = ressd_rec_blocks(r, out, n);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_unwritten);

@@ -65,6 +65,10 @@
 
 /* Slots one round takes at most (its plan array is 16 bytes a slot). */
 #define RESSD_MOVER_MAX_REGION	65536
+/* Moves one lock hold of ressd_round_drop_far() looks at, at most. */
+#define RESSD_DROP_STEP		64
+/* Index runs one hold of the index lock walks, at most (unit counts). */
+#define RESSD_SCAN_STEP		64
 
 /* Bios of one step in flight: the step waits for all of them. */
 struct ressd_mover_wait {
@@ -78,6 +82,13 @@ static int ressd_move_cmp(const void *a, const void *b)
 	const struct ressd_move *x = a, *y = b;
 
 	return x->block < y->block ? -1 : x->block > y->block;
+}
+
+static int ressd_slot_ref_cmp(const void *a, const void *b)
+{
+	const struct ressd_slot_ref *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
 static void ressd_mover_endio(struct bio *bio)
@@ -146,19 +157,76 @@ u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_mover_next_run);
 
+/*
+ * How a round reads the log.  With a device model, a step's moves are read
+ * in slot order, and a gap of up to @gap slots between two of them is read
+ * through into @scratch rather than cut (ressd_read_run()): scattered
+ * slots, as a dense unit's are, cost a request each otherwise.
+ */
+struct ressd_log_reader {
+	bool sorted;
+	u32 gap;
+	struct page *scratch;
+	struct ressd_slot_ref *ref;	/* room for a step's moves */
+};
+
+/* Read the moves in slot order, gaps read through; move i into pages[i]. */
+static int ressd_mover_read_sorted(struct ressd_c *rc, const struct ressd_log_reader *rd,
+				   struct ressd_move *mv, struct page **pages, u32 n)
+{
+	struct ressd_mover_wait w;
+	u32 i, k, cnt, slots, s;
+	struct bio *bio;
+
+	for (i = 0; i < n; i++) {
+		rd->ref[i].slot = mv[i].slot;
+		rd->ref[i].idx = i;
+	}
+	sort(rd->ref, n, sizeof(*rd->ref), ressd_slot_ref_cmp, NULL);
+	ressd_mover_wait_init(&w);
+	for (k = 0; k < n; k += cnt) {
+		cnt = ressd_read_run(rd->ref, n, k, rd->gap, BIO_MAX_VECS, &slots);
+		bio = bio_alloc_bioset(rc->log_dev->bdev, slots, REQ_OP_READ, GFP_NOIO, &rc->bs);
+		bio->bi_iter.bi_sector = ressd_slot_sector(rc, rd->ref[k].slot);
+		for (i = k; i < k + cnt; i++) {
+			for (s = i > k ? rd->ref[i - 1].slot + 1 : rd->ref[i].slot;
+			     s < rd->ref[i].slot; s++)
+				__bio_add_page(bio, rd->scratch, RESSD_BLOCK_SIZE, 0);
+			__bio_add_page(bio, pages[rd->ref[i].idx], RESSD_BLOCK_SIZE, 0);
+		}
+		ressd_mover_submit(&w, bio);
+	}
+	return ressd_mover_wait_all(&w);
+}
+
 /* Read the moves' log slots, neighbouring slots in one bio; move i into pages[i]. */
-static int ressd_mover_read_log(struct ressd_c *rc, struct ressd_move *mv,
-				struct page **pages, u32 n)
+static int ressd_mover_read_log(struct ressd_c *rc, const struct ressd_log_reader *rd,
+				struct ressd_move *mv, struct page **pages, u32 n)
 {
 	struct ressd_mover_wait w;
 	u32 i, first, len;
 	struct bio *bio;
 
-	ressd_mover_wait_init(&w);
 	for (i = 0; i < n; i++) {
 		mv[i].skip = false;
 		mv[i].superseded = false;
 	}
+	if (rd->sorted) {
+		struct ressd_log_reader exact = *rd;
+		int r = ressd_mover_read_sorted(rc, rd, mv, pages, n);
+
+		/*
+		 * A slot read through may fail where the moves' own would not
+		 * (never written, written right now, or a stack that checks
+		 * what it reads: several gap slots share one page): read the
+		 * moves' slots alone before giving up.
+		 */
+		if (!r || !rd->gap)
+			return r;
+		exact.gap = 0;
+		return ressd_mover_read_sorted(rc, &exact, mv, pages, n);
+	}
+	ressd_mover_wait_init(&w);
 	i = 0;
 	while ((len = ressd_mover_next_run(mv, n, i, BIO_MAX_VECS, true, &first))) {
 		bio = bio_alloc_bioset(rc->log_dev->bdev, len, REQ_OP_READ, GFP_NOIO, &rc->bs);
@@ -273,13 +341,13 @@ static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
  * Issue one batch of @n moves (sorted): read them from the log, then write
  * home the ones still valid.  Returns 0 or an error.
  */
-static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
-			     struct page **pages, u32 n)
+static int ressd_mover_batch(struct ressd_c *rc, const struct ressd_log_reader *rd,
+			     struct ressd_move *mv, struct page **pages, u32 n)
 {
 	u32 moved = 0, bios = 0;
 	int r;
 
-	r = ressd_mover_read_log(rc, mv, pages, n);
+	r = ressd_mover_read_log(rc, rd, mv, pages, n);
 	if (r)
 		return r;
 
@@ -328,16 +396,16 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv,
  * A failed read of home leaves the unit to sparse writes: a block that
  * could not be read is never written.
  */
-static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
-			    struct page **logp, struct page **unit, u64 lo, u32 len,
-			    bool whole)
+static int ressd_mover_fill(struct ressd_c *rc, const struct ressd_log_reader *rd,
+			    struct ressd_move *mv, u32 n, struct page **logp,
+			    struct page **unit, u64 lo, u32 len, bool whole)
 {
 	struct ressd_mover_wait w;
 	u32 i, off, cnt, moved = 0, bios = 0;
 	struct bio *bio;
 	int r;
 
-	r = ressd_mover_read_log(rc, mv, logp, n);
+	r = ressd_mover_read_log(rc, rd, mv, logp, n);
 	if (r)
 		return r;
 
@@ -486,6 +554,9 @@ struct ressd_round {
 	struct ressd_unit_tally *tally;
 	u64 *unwritten;		/* RESSD_UNWRITTEN_MAX blocks */
 	u64 *blocks;		/* a forward batch's blocks */
+	u64 *sorted;		/* a step's blocks, sorted */
+	unsigned long *pend;	/* of those, the ones an unwritten record holds */
+	struct ressd_log_reader rd;
 };
 
 static void ressd_round_free_fill(struct ressd_round *r)
@@ -575,7 +646,11 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 					  GFP_KERNEL);
 		r->unwritten = kvmalloc_array(RESSD_UNWRITTEN_MAX, sizeof(u64), GFP_KERNEL);
 		r->blocks = kmalloc_array(r->batch, sizeof(u64), GFP_KERNEL);
-		if (!r->fwd || !r->tally || !r->unwritten || !r->blocks)
+		r->sorted = kmalloc_array(max_t(u32, r->batch, RESSD_DROP_STEP), sizeof(u64),
+					  GFP_KERNEL);
+		r->pend = bitmap_zalloc(max_t(u32, r->batch, RESSD_DROP_STEP), GFP_KERNEL);
+		if (!r->fwd || !r->tally || !r->unwritten || !r->blocks || !r->sorted ||
+		    !r->pend)
 			return -ENOMEM;
 	}
 	for (i = 0; i < r->batch; i++) {
@@ -584,6 +659,14 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 			return -ENOMEM;
 	}
 	ressd_round_fill_pages(r);
+	/* Reads in slot order with gaps read through, when there is a model. */
+	if (ressd_devmodel_set(&r->dm)) {
+		r->rd.gap = ressd_read_gap(&r->dm);
+		r->rd.scratch = alloc_page(GFP_KERNEL);
+		r->rd.ref = kvmalloc_array(max(r->batch, r->unit_pages), sizeof(*r->rd.ref),
+					   GFP_KERNEL);
+		r->rd.sorted = r->rd.scratch && r->rd.ref;
+	}
 	return 0;
 }
 
@@ -602,6 +685,11 @@ static void ressd_round_exit(struct ressd_round *r)
 	kvfree(r->tally);
 	kvfree(r->unwritten);
 	kfree(r->blocks);
+	kfree(r->sorted);
+	bitmap_free(r->pend);
+	kvfree(r->rd.ref);
+	if (r->rd.scratch)
+		__free_page(r->rd.scratch);
 	if (r->trailer)
 		__free_page(r->trailer);
 	ressd_ra_free(r->ra);
@@ -669,18 +757,25 @@ static bool ressd_round_in_region(struct ressd_c *rc, struct ressd_round *r, u32
 /*
  * The blocks of [@lo, @hi) the index maps: how many.  With @far, those
  * whose slots lie beyond the region are added after the region's moves as
- * far moves, up to r->far_cap of them.  One unit at a time: the index lock
- * is held for at most a unit's blocks.
+ * far moves, up to r->far_cap of them.  The index lock is held for at most
+ * RESSD_SCAN_STEP runs of mapped or unmapped blocks at a time: the counts
+ * are a heuristic, and far moves are checked again before they are used.
  */
 static u32 ressd_round_unit_scan(struct ressd_c *rc, struct ressd_round *r, u64 lo, u64 hi,
 				 bool far)
 {
 	struct ressd_map m;
-	u32 dirty = 0, i;
+	u32 dirty = 0, i, runs = 0;
 	u64 b = lo;
 
 	spin_lock_irq(&rc->index.lock);
 	while (b < hi) {
+		/* A large unit's walk lets readers in now and then. */
+		if (++runs % RESSD_SCAN_STEP == 0) {
+			spin_unlock_irq(&rc->index.lock);
+			cond_resched();
+			spin_lock_irq(&rc->index.lock);
+		}
 		__ressd_index_lookup(&rc->index, b, (u32)min_t(u64, hi - b, U32_MAX), &m);
 		if (m.mapped)
 			dirty += m.len;
@@ -720,7 +815,7 @@ static int ressd_move_slot_cmp(const void *a, const void *b)
 static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 {
 	u64 origin_blocks = rc->lg.origin_blocks, P = r->unit_pages;
-	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd;
+	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd, per;
 
 	if (!r->density || !r->n)
 		return;
@@ -738,11 +833,12 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 							   min(hi, origin_blocks), false);
 		nt++;
 	}
-	/* Copies take a trailer per record's data (r->batch - 1 of them) too. */
+	/* Copies take a trailer per record's data too. */
 	used = ressd_log_used(rc);
 	limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
 	max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
-	max_fwd = div_u64((u64)max_fwd * (r->batch - 1), r->batch);
+	per = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
+	max_fwd = div_u64((u64)max_fwd * per, per + 1);
 	ressd_density_decide(r->tally, nt, max_fwd, &d);
 
 	/* The dense units' blocks beyond the region, after the region's moves. */
@@ -795,13 +891,28 @@ static int ressd_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The unwritten records' blocks, sorted, into r->unwritten (rc->lock held). */
-static u32 __ressd_round_unwritten(struct ressd_c *rc, struct ressd_round *r)
+/*
+ * Which of @blocks[0..@n) (sorted, each once) have an entry in a record not
+ * yet written whole: bit i of r->pend for @blocks[i].  The batch is sorted
+ * by the caller, outside the lock; here each unwritten entry is looked up
+ * in it (rc->lock held).
+ */
+static void __ressd_round_pending(struct ressd_c *rc, struct ressd_round *r,
+				  const u64 *blocks, u32 n)
 {
-	u32 nu = __ressd_log_unwritten(rc, r->unwritten);
+	u32 nu = __ressd_log_unwritten(rc, r->unwritten), i;
+	const u64 *hit;
 
-	sort(r->unwritten, nu, sizeof(u64), ressd_u64_cmp, NULL);
-	return nu;
+	bitmap_zero(r->pend, n);
+	if (nu == U32_MAX) {
+		bitmap_fill(r->pend, n);
+		return;
+	}
+	for (i = 0; i < nu; i++) {
+		hit = bsearch(&r->unwritten[i], blocks, n, sizeof(u64), ressd_u64_cmp);
+		if (hit)
+			__set_bit(hit - blocks, r->pend);
+	}
 }
 
 /*
@@ -817,24 +928,29 @@ static int ressd_mover_forward(struct ressd_c *rc, struct ressd_round *r,
 			       struct ressd_move *mv, u32 n)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
-	u32 i, nu, nv = 0, slot;
+	u32 i, nv = 0, slot;
 	struct bio *carrier;
 	int err;
 
-	err = ressd_mover_read_log(rc, mv, r->pages, n);
+	err = ressd_mover_read_log(rc, &r->rd, mv, r->pages, n);
 	if (err)
 		return err;
 	carrier = bio_alloc_bioset(rc->log_dev->bdev, n, REQ_OP_WRITE, GFP_NOIO, &rc->bs);
 	carrier->bi_end_io = ressd_mover_copy_endio;
 	carrier->bi_private = &done;
+	for (i = 0; i < n; i++)
+		r->sorted[i] = mv[i].block;
+	sort(r->sorted, n, sizeof(u64), ressd_u64_cmp, NULL);
 
 	spin_lock_irq(&rc->lock);
 	__ressd_mover_check(rc, mv, n);
-	nu = __ressd_round_unwritten(rc, r);
+	__ressd_round_pending(rc, r, r->sorted, n);
 	for (i = 0; i < n; i++) {
+		const u64 *at = bsearch(&mv[i].block, r->sorted, n, sizeof(u64), ressd_u64_cmp);
+
 		if (mv[i].skip)
 			continue;
-		if (bsearch(&mv[i].block, r->unwritten, nu, sizeof(u64), ressd_u64_cmp)) {
+		if (test_bit(at - r->sorted, r->pend)) {
 			/* A newer write waits in a record: the slot dies when it lands. */
 			mv[i].skip = true;
 			continue;
@@ -860,27 +976,24 @@ static int ressd_mover_forward(struct ressd_c *rc, struct ressd_round *r,
 }
 
 /*
- * May the far move @mv, written home, leave the index?  It must still map
- * its block to its slot, with no home write and no unwritten entry of the
- * block waiting (rc->lock held).
+ * May the far move mv[@i], written home, leave the index?  It must still
+ * map its block to its slot, with no home write and no unwritten entry of
+ * the block waiting (bit @i - @first of r->pend) (rc->lock held).
  */
-static bool __ressd_round_droppable(struct ressd_c *rc, struct ressd_round *r,
-				    const struct ressd_move *mv, u32 nu)
+static bool __ressd_round_droppable(struct ressd_c *rc, struct ressd_round *r, u32 i,
+				    u32 first)
 {
+	const struct ressd_move *mv = &r->mv[i];
 	bool ok;
 	u64 b;
 
-	if (!mv->far || mv->skip)
+	if (!mv->far || mv->skip || test_bit(i - first, r->pend))
 		return false;
 	spin_lock(&rc->index.lock);
 	ok = __ressd_index_slot_block(&rc->index, mv->slot, &b) && b == mv->block;
 	spin_unlock(&rc->index.lock);
-	return ok && !__ressd_log_pending(rc, mv->block) &&
-	       !bsearch(&mv->block, r->unwritten, nu, sizeof(u64), ressd_u64_cmp);
+	return ok && !__ressd_log_pending(rc, mv->block);
 }
-
-/* Far moves a lock hold looks at, at most. */
-#define RESSD_DROP_STEP		64
 
 /*
  * The far moves written home stay in the log, beyond the region: unmap
@@ -896,28 +1009,29 @@ static bool __ressd_round_droppable(struct ressd_c *rc, struct ressd_round *r,
 static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
 {
 	u64 dropped = 0, far = 0;
-	u32 i = 0, k, len, nu;
+	u32 first, end, i, k, len;
 	bool room = true;
 
 	for (k = 0; k < r->n_home; k++)
 		far += r->mv[k].far && !r->mv[k].skip;
 	atomic64_add(far, &rc->far_moves);
-	while (i < r->n_home && room) {
+	for (first = 0; first < r->n_home && room; first = end) {
+		end = min(first + RESSD_DROP_STEP, r->n_home);
+		/* Sorted by block, each once (ressd_round_decide()). */
+		for (i = first; i < end; i++)
+			r->sorted[i - first] = r->mv[i].block;
 		spin_lock_irq(&rc->lock);
-		nu = __ressd_round_unwritten(rc, r);
-		for (k = 0; k < RESSD_DROP_STEP && i < r->n_home && room; k++) {
-			if (!__ressd_round_droppable(rc, r, &r->mv[i], nu)) {
-				i++;
+		__ressd_round_pending(rc, r, r->sorted, end - first);
+		for (i = first; i < end && room; i += len) {
+			len = 1;
+			if (!__ressd_round_droppable(rc, r, i, first))
 				continue;
-			}
-			for (len = 1; i + len < r->n_home && len < RESSD_DROP_STEP &&
-			     r->mv[i + len].block == r->mv[i].block + len &&
-			     __ressd_round_droppable(rc, r, &r->mv[i + len], nu); len++)
-				;
+			while (i + len < end && r->mv[i + len].block == r->mv[i].block + len &&
+			       __ressd_round_droppable(rc, r, i + len, first))
+				len++;
 			room = __ressd_log_invalidate(rc, r->mv[i].block, len);
 			if (room)
 				dropped += len;
-			i += len;
 		}
 		spin_unlock_irq(&rc->lock);
 	}
@@ -938,7 +1052,7 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 		err = ressd_mover_forward(rc, r, r->fwd + i, cnt);
 		if (err == -ENOSPC) {
 			sort(r->fwd + i, cnt, sizeof(*r->fwd), ressd_move_cmp, NULL);
-			err = ressd_mover_batch(rc, r->fwd + i, r->pages, cnt);
+			err = ressd_mover_batch(rc, &r->rd, r->fwd + i, r->pages, cnt);
 		}
 		if (err)
 			return err;
@@ -974,9 +1088,9 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 		ressd_plan_step(&r->dm, &g, r->mv, r->n_home, i, &st);
 		atomic64_add(st.sparse_units, &rc->units_sparse);
 		if (st.op == RESSD_UNIT_SPARSE)
-			err = ressd_mover_batch(rc, r->mv + i, r->pages, st.n);
+			err = ressd_mover_batch(rc, &r->rd, r->mv + i, r->pages, st.n);
 		else
-			err = ressd_mover_fill(rc, r->mv + i, st.n, r->fill + r->unit_pages,
+			err = ressd_mover_fill(rc, &r->rd, r->mv + i, st.n, r->fill + r->unit_pages,
 					       r->fill, st.lo, st.len, st.op == RESSD_UNIT_WHOLE);
 		if (err)
 			return err;

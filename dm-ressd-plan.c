@@ -386,3 +386,33 @@ u32 ressd_density_decide(struct ressd_unit_tally *t, u32 nt, u32 max_fwd, u32 *d
 	return fwd;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_density_decide);
+
+u32 ressd_read_run(const struct ressd_slot_ref *ref, u32 n, u32 i, u32 gap, u32 max,
+		   u32 *slots)
+{
+	u32 k = i + 1, span = 1;
+
+	while (k < n && ref[k].slot > ref[k - 1].slot &&
+	       ref[k].slot - ref[k - 1].slot - 1 <= gap &&
+	       span + (ref[k].slot - ref[k - 1].slot) <= max) {
+		span += ref[k].slot - ref[k - 1].slot;
+		k++;
+	}
+	*slots = span;
+	return k - i;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_read_run);
+
+/* At most this many slots are read through at once. */
+#define RESSD_READ_GAP_MAX	64
+
+u32 ressd_read_gap(const struct ressd_devmodel *m)
+{
+	u32 g;
+
+	if (!m->r_page_ns)
+		return 0;
+	g = m->r_req_ns / m->r_page_ns;
+	return g < RESSD_READ_GAP_MAX ? g : RESSD_READ_GAP_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_read_gap);

@@ -198,6 +198,25 @@ u64 ressd_unit_cost(const struct ressd_devmodel *m, const struct ressd_unit_shap
 enum ressd_unit_op ressd_unit_choose(const struct ressd_devmodel *m,
 				     const struct ressd_unit_shape *u, u64 *cost_ns);
 
+/* A move's log slot, and where the move is (reads in slot order). */
+struct ressd_slot_ref {
+	u32 slot;
+	u32 idx;
+};
+
+/*
+ * The next log read from @ref[@i] of @ref[0..@n) (sorted by slot): the
+ * moves whose slots follow the one before with at most @gap slots between
+ * them (read through, into a page thrown away: cheaper than a request of
+ * its own when the gap is below r_req / r_page), covering at most @max
+ * slots.  Returns the moves it takes, at least one; *@slots the slots it
+ * covers (pure).
+ */
+u32 ressd_read_run(const struct ressd_slot_ref *ref, u32 n, u32 i, u32 gap, u32 max,
+		   u32 *slots);
+/* The widest gap worth reading through under model @m: 0 without one (pure). */
+u32 ressd_read_gap(const struct ressd_devmodel *m);
+
 /**
  * struct ressd_unit_tally - an erase unit a density round touches
  * @first: its first move among the region's (sorted by block)

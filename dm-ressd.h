@@ -421,7 +421,8 @@ u32 __ressd_log_reserve_copies(struct ressd_c *rc, struct bio *carrier, const u6
 /*
  * The blocks of the entries of every record not yet written whole (open,
  * sealed, in flight), in no order, into @out (RESSD_UNWRITTEN_MAX of them
- * at most); returns how many.  Caller holds rc->lock; never sleeps.
+ * at most); returns how many, U32_MAX if there were more (a bug: take every
+ * block as pending).  Caller holds rc->lock; never sleeps.
  */
 #define RESSD_UNWRITTEN_MAX	(RESSD_NR_RECORDS * RESSD_REC_MAX_ITEMS)
 u32 __ressd_log_unwritten(struct ressd_c *rc, u64 *out);

@@ -412,7 +412,7 @@ static void ressd_log_test_copies(struct kunit *test)
 	struct ressd_c *rc = t->rc;
 	struct ressd_record *r1, *r2;
 	struct bio *b;
-	u32 i, n, s, found;
+	u32 i, n, s, found, head;
 
 	KUNIT_ASSERT_NOT_NULL(test, carrier);
 	KUNIT_ASSERT_NOT_NULL(test, big);
@@ -445,6 +445,22 @@ static void ressd_log_test_copies(struct kunit *test)
 		found |= (out[i] == 1000) << 0 | (out[i] == 7) << 1 | (out[i] == 3) << 2 |
 			 (out[i] == 100) << 3;
 	KUNIT_EXPECT_EQ(test, found, 15U);
+
+	/*
+	 * Its chunk goes out, and the record is sealed meanwhile: in flight
+	 * and on the sealed list, still counted once.
+	 */
+	spin_lock_irq(&rc->lock);
+	head = rc->log.head;
+	rc->log.inflight = r2;
+	__ressd_log_seal(rc, 0);
+	n = __ressd_log_unwritten(rc, out);
+	rc->log.inflight = NULL;
+	list_del_init(&r2->list);		/* back to open, as it was */
+	rc->log.open = r2;
+	rc->log.head = head;
+	spin_unlock_irq(&rc->lock);
+	KUNIT_EXPECT_EQ(test, n, 4U);
 
 	/* A home write over block 3 completes: the copy is killed, dead on disk. */
 	KUNIT_ASSERT_TRUE(test, t_inval(t, 3));

@@ -18,7 +18,8 @@
  * that groups the moves by unit on its own, and on the case where a unit
  * split over sparse batches once kept every later step off unit bounds.
  * Density-first cleaning's threshold and choice of units
- * (ressd_density_decide()) against a table and a brute-force oracle.
+ * (ressd_density_decide()) against a table and a brute-force oracle; log
+ * reads in slot order with gaps read through (ressd_read_run()).
  */
 
 #include <kunit/test.h>
@@ -512,6 +513,69 @@ static void ressd_mover_test_density_decide(struct kunit *test)
 	KUNIT_EXPECT_GT(test, lowered, 50U);	/* the limit did bind */
 }
 
+/*
+ * The runs of @ref[0..@n) (sorted by slot) against their definition: they
+ * take every move once, in order; each covers exactly the slots from its
+ * first move's to its last one's, at most @max, with no gap above @gap;
+ * and each ends only where the next move could not join it.  Returns the
+ * runs that read through a gap.
+ */
+static u32 ressd_t_check_read_runs(struct kunit *test, const struct ressd_slot_ref *ref,
+				   u32 n, u32 gap, u32 max)
+{
+	u32 i, k, cnt, slots, bridged = 0;
+
+	for (k = 0; k < n; k += cnt) {
+		const struct ressd_slot_ref *a = &ref[k];
+
+		cnt = ressd_read_run(ref, n, k, gap, max, &slots);
+		KUNIT_ASSERT_GE(test, cnt, 1U);
+		KUNIT_ASSERT_LE(test, k + cnt, n);
+		KUNIT_ASSERT_EQ(test, slots, a[cnt - 1].slot - a[0].slot + 1);
+		KUNIT_ASSERT_TRUE(test, slots <= max || cnt == 1);
+		for (i = 1; i < cnt; i++)
+			KUNIT_ASSERT_LE(test, a[i].slot - a[i - 1].slot - 1, gap);
+		bridged += slots > cnt;
+		if (k + cnt < n)	/* the next move could not join */
+			KUNIT_ASSERT_TRUE(test, a[cnt].slot - a[cnt - 1].slot - 1 > gap ||
+					  a[cnt].slot - a[0].slot + 1 > max);
+	}
+	return bridged;
+}
+
+/* Log reads in slot order (ressd_read_run()) on random sorted slot sets. */
+static void ressd_mover_test_read_run(struct kunit *test)
+{
+	struct ressd_slot_ref *ref = kunit_kcalloc(test, 300, sizeof(*ref), GFP_KERNEL);
+	u64 seed = 0x5107, r;
+	u32 round, bridged = 0, n, i, slot;
+
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	for (round = 0; round < 300; round++) {
+		r = ressd_kunit_xorshift(&seed);
+		n = 1 + r % 300;
+		slot = (r >> 32) % 1000;
+		for (i = 0; i < n; i++) {
+			ref[i] = (struct ressd_slot_ref){ .slot = slot, .idx = i };
+			r = ressd_kunit_xorshift(&seed);
+			slot += 1 + (r % 4 ? 0 : (r >> 8) % 12);
+		}
+		r = ressd_kunit_xorshift(&seed);
+		bridged += ressd_t_check_read_runs(test, ref, n, r % 8, 1 + (r >> 8) % 40);
+	}
+	KUNIT_EXPECT_GT(test, bridged, 100U);	/* gaps were read through */
+}
+
+/* The widest gap read through: r_req / r_page, at most 64, 0 without a model. */
+static void ressd_mover_test_read_gap(struct kunit *test)
+{
+	struct ressd_devmodel m = { .r_req_ns = 1000000, .r_page_ns = 1 };
+
+	KUNIT_EXPECT_EQ(test, ressd_read_gap(&ressd_t_models[0]), 210000U / 41000);
+	KUNIT_EXPECT_EQ(test, ressd_read_gap(&(struct ressd_devmodel){ 0 }), 0U);
+	KUNIT_EXPECT_EQ(test, ressd_read_gap(&m), 64U);
+}
+
 static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_directed),
 	KUNIT_CASE(ressd_mover_test_long),
@@ -522,6 +586,8 @@ static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_plan_step_split),
 	KUNIT_CASE(ressd_mover_test_density_threshold),
 	KUNIT_CASE(ressd_mover_test_density_decide),
+	KUNIT_CASE(ressd_mover_test_read_run),
+	KUNIT_CASE(ressd_mover_test_read_gap),
 	{}
 };
 
