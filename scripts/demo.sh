@@ -14,7 +14,9 @@
 # results/demo/{demo.txt,demo.json,demo-lba.png}.
 #
 # Knobs (environment): DEMO_PRESET (ssd-a), DEMO_RESERVED_MIB (16),
-# DEMO_SPAN_MIB (128), DEMO_WRITES (8192), RESSD_KVM (0).
+# DEMO_SPAN_MIB (128), DEMO_WRITES (8192), DEMO_RESSD_OPTS (dm-ressd's
+# optional arguments: "dev_model preset mover_policy density high_watermark
+# 90", the preset's own device model; "" for the defaults), RESSD_KVM (0).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -32,8 +34,8 @@ ressd_log "building dm_ressd.ko and dm_ftlsim.ko"
 ressd_build_bench_modules "$out"
 
 envs=""
-for v in DEMO_PRESET DEMO_RESERVED_MIB DEMO_SPAN_MIB DEMO_WRITES DEMO_STACKS; do
-	[ -n "${!v:-}" ] && envs+="$v='${!v}' "
+for v in DEMO_PRESET DEMO_RESERVED_MIB DEMO_SPAN_MIB DEMO_WRITES DEMO_STACKS DEMO_RESSD_OPTS; do
+	[ -n "${!v+set}" ] && envs+="$v='${!v}' "
 done
 ressd_log "booting the Debian kernel $RESSD_KVER (software emulation unless RESSD_KVM=1)"
 gstart=$(date +%s)

@@ -18,6 +18,10 @@ R=$(( ${DEMO_RESERVED_MIB:-16} * 2048 ))	# reserved area, sectors
 SPAN_MIB=${DEMO_SPAN_MIB:-128}			# the file the workload writes in
 NR_WRITES=${DEMO_WRITES:-8192}			# 4 KiB writes in the measured phase
 STACKS=${DEMO_STACKS:-raw ressd}
+# dm-ressd as ressdsetup sets it up for a device whose model it knows: the
+# emulated device's own cost model, density-first cleaning (Documentation/
+# dm-ressd.rst); DEMO_RESSD_OPTS="" shows the defaults instead.
+RESSD_OPTS=${DEMO_RESSD_OPTS-dev_model preset mover_policy density high_watermark 90}
 
 dmesg -C
 bench_load_modules
