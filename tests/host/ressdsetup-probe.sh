@@ -223,6 +223,8 @@ grep -q '^  unit 2 MiB, taken aligned to the start of the device; open units: 4$
 	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: no unit line"; }
 grep -q -- '--dev-model 4096:0:4:' "$tmp/model.txt" ||
 	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: the format line has no --dev-model"; }
+grep -q -- '--mover-policy density --high-watermark 90$' "$tmp/model.txt" ||
+	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: the format line has no --mover-policy density"; }
 ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd; unit 2 MiB, 4 open, --dev-model"
 
 # The model is dm-ftlsim's own: ftlsim-model.c linked in, its preset table

@@ -258,6 +258,26 @@ expect_fail 1 "is not 'none' or 11 numbers" "$tool" format "$img" --reserved 4M 
 	--dev-model 4096:0:4:50000:47900:436600:2000000:441000:41000:0:99999999999 --batch --force
 ok "format --dev-model: kept in the label, shown by table and check, none, refusals with the kernel's messages"
 
+# ---- mover_policy density in the label ----
+"$tool" format "$img" --reserved 4M --dev-model "$model" --mover-policy density --high-watermark 90 \
+	--batch --force >/dev/null || fail "format --mover-policy density"
+t=$("$tool" table "$img")
+[ "${t##* 12 small_write_max 16 high_watermark 90 low_watermark 0 mover_batch 1024 dev_model }" = \
+	"$model mover_policy density" ] || fail "table with density: $t"
+"$tool" check "$img" | grep -qx "  mover policy   density" || fail "check: no mover policy line"
+"$tool" format "$img" --reserved 4M --dev-model "$model" --mover-policy fifo --batch --force >/dev/null ||
+	fail "format --mover-policy fifo"
+"$tool" table "$img" | grep -q " 10 small_write_max .* dev_model $model$" ||
+	fail "table with fifo: $("$tool" table "$img")"
+expect_fail 1 "--mover-policy density needs a --dev-model with a unit size" \
+	"$tool" format "$img" --reserved 4M --mover-policy density --batch --force
+expect_fail 1 "--mover-policy density needs a --dev-model with a unit size" \
+	"$tool" format "$img" --reserved 4M --dev-model 0:0:0:50000:31000:62000:1500000:176000:27000:0:0 \
+	--mover-policy density --batch --force
+expect_fail 1 "--mover-policy: 'lifo' is not fifo or density" \
+	"$tool" format "$img" --reserved 4M --dev-model "$model" --mover-policy lifo --batch --force
+ok "format --mover-policy: density kept in the label, in the table line and check; refusals"
+
 # ---- a separate log device ----
 dev=$tmp/dev.img log=$tmp/log.img
 truncate -s 32M "$dev"

@@ -1339,10 +1339,11 @@ static void print_human(FILE *f, const struct target_info *ti, const struct devp
 
 		devprobe_devmodel(r, &m);
 		ressd_devmodel_format(&m, model, sizeof(model));
-		fprintf(f, "\n  ressdsetup format %s --reserved %" PRIu64 "M --small-write-max %u --mover-batch %u%s%s\n",
+		fprintf(f, "\n  ressdsetup format %s --reserved %" PRIu64 "M --small-write-max %u --mover-batch %u%s%s%s\n",
 			!strncmp(ti->kind, "emulated", 8) ? "<device>" : ti->path,
 			c->reserved / MiB, c->small_write_max, c->mover_batch,
-			m.unit_sectors ? " \\\n      --dev-model " : "", m.unit_sectors ? model : "");
+			m.unit_sectors ? " \\\n      --dev-model " : "", m.unit_sectors ? model : "",
+			m.unit_sectors ? " \\\n      --mover-policy density --high-watermark 90" : "");
 	}
 }
 

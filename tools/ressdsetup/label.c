@@ -147,6 +147,8 @@ const char *label_decode(const void *blk, struct ressd_label *l)
 	why = label_check_geometry(l);
 	if (!why)
 		why = ressd_devmodel_check(&l->dm);
+	if (!why && (l->flags & RESSD_LABEL_DENSITY) && !l->dm.unit_sectors)
+		why = "mover_policy density needs a dev_model with a unit size";
 	if (why)
 		return why;
 	return tun_check(&l->t);

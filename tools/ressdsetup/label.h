@@ -22,7 +22,8 @@
 #define RESSD_LABEL_VERSION	1
 #define RESSD_LABEL_SAME_DEV	0x1U	/* the log range is on this device */
 #define RESSD_LABEL_DEVMODEL	0x2U	/* dev_model holds a device cost model */
-#define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL)
+#define RESSD_LABEL_DENSITY	0x4U	/* mover_policy density (needs a model's unit) */
+#define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL | RESSD_LABEL_DENSITY)
 /* The normal area starts at this boundary (1 MiB), after the label. */
 #define RESSD_LABEL_AREA_SECTORS	2048ULL
 #define RESSD_LABEL_PATH_MAX	256
@@ -33,7 +34,7 @@ struct ressd_disk_label {
 	__le32 version;		/*  12: RESSD_LABEL_VERSION */
 	__le64 nonce;		/*  16: random */
 	__u8 uuid[16];		/*  24: random (RFC 4122 version 4) */
-	__le32 flags;		/*  40: RESSD_LABEL_SAME_DEV, RESSD_LABEL_DEVMODEL */
+	__le32 flags;		/*  40: RESSD_LABEL_SAME_DEV, _DEVMODEL, _DENSITY */
 	__le32 block_size;	/*  44: 4096 */
 	__le64 created;		/*  48: seconds since 1970 */
 	__le64 device_sectors;	/*  56: size of this device when formatted */

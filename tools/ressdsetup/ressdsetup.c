@@ -64,7 +64,7 @@ static const char *const cmd_name[C_NR] = {
 struct opts {
 	const char *reserved, *log_device, *log_offset;
 	const char *small_write_max, *high_watermark, *low_watermark, *mover_batch;
-	const char *dev_model;
+	const char *dev_model, *mover_policy;
 	const char *from_line, *table_line, *interval, *count;
 	bool batch, force, json, watch, readonly, drain, verbose;
 	const char *pos[4];
@@ -89,6 +89,7 @@ static const struct optdef optdefs[] = {
 	{ "low-watermark", true, M(C_FORMAT), STR(low_watermark) },
 	{ "mover-batch", true, M(C_FORMAT), STR(mover_batch) },
 	{ "dev-model", true, M(C_FORMAT), STR(dev_model) },
+	{ "mover-policy", true, M(C_FORMAT), STR(mover_policy) },
 	{ "from-line", true, M(C_STATUS), STR(from_line) },
 	{ "table-line", true, M(C_STATUS), STR(table_line) },
 	{ "interval", true, M(C_STATUS), STR(interval) },
@@ -106,7 +107,8 @@ static const struct optdef optdefs[] = {
 static const char *const cmd_usage[C_NR] = {
 	"format <device> --reserved <size> [--log-device <dev> [--log-offset <bytes>]]\n"
 	"         [--small-write-max <sectors>] [--high-watermark <%>] [--low-watermark <%>]\n"
-	"         [--mover-batch <sectors>] [--dev-model <model>] [--batch] [--force]",
+	"         [--mover-batch <sectors>] [--dev-model <model>] [--mover-policy fifo|density]\n"
+	"         [--batch] [--force]",
 	"table <device> [--log-device <dev>]",
 	"open <device> <name> [--log-device <dev>] [--readonly]",
 	"close <name> [--drain]",
@@ -283,15 +285,17 @@ static void build_table(char *buf, size_t n, const char *dev, const char *logdev
 {
 	char model[RESSD_DM_STR_MAX];
 	bool has_model = ressd_devmodel_set(&l->dm);
+	bool density = l->flags & RESSD_LABEL_DENSITY;
 
 	ressd_devmodel_format(&l->dm, model, sizeof(model));
 	snprintf(buf, n,
 		 "0 %" PRIu64 " ressd %s %" PRIu64 " %s %" PRIu64 " %" PRIu64
-		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s",
+		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s",
 		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_offset,
-		 l->log_sectors, has_model ? 10 : 8, l->t.small_write_max, l->t.high_watermark,
-		 l->t.low_watermark, l->t.mover_batch, has_model ? " dev_model " : "",
-		 has_model ? model : "");
+		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0),
+		 l->t.small_write_max, l->t.high_watermark, l->t.low_watermark,
+		 l->t.mover_batch, has_model ? " dev_model " : "", has_model ? model : "",
+		 density ? " mover_policy density" : "");
 }
 
 /* ---- format ---- */
@@ -403,6 +407,7 @@ static int cmd_format(const struct opts *o)
 	u64 reserved = 0, log_off = 0, log_len, normal_end;
 	char h1[32], h2[32], h3[32], warning[1024], uuid[37];
 	const char *why, *path;
+	bool density;
 	u8 *blk;
 	int r;
 
@@ -432,6 +437,16 @@ static int cmd_format(const struct opts *o)
 			errmsg("format: --dev-model: %s", why);
 			return EXIT_PARAM;
 		}
+	}
+	if (o->mover_policy && strcasecmp(o->mover_policy, "fifo") &&
+	    strcasecmp(o->mover_policy, "density")) {
+		errmsg("format: --mover-policy: '%s' is not fifo or density", o->mover_policy);
+		return EXIT_PARAM;
+	}
+	density = o->mover_policy && !strcasecmp(o->mover_policy, "density");
+	if (density && !l.dm.unit_sectors) {
+		errmsg("format: --mover-policy density needs a --dev-model with a unit size");
+		return EXIT_PARAM;
 	}
 	if (!o->reserved && !o->log_device) {
 		errmsg("format: --reserved <size> is needed (the size of the log, e.g. 64M)");
@@ -565,6 +580,8 @@ static int cmd_format(const struct opts *o)
 	l.uuid[6] = (l.uuid[6] & 0x0f) | 0x40;	/* version 4 */
 	l.uuid[8] = (l.uuid[8] & 0x3f) | 0x80;	/* RFC 4122 variant */
 	blk = xmalloc_aligned(RESSD_BLOCK_SIZE);
+	if (density)
+		l.flags |= RESSD_LABEL_DENSITY;
 	label_encode(blk, &l);
 	why = label_decode(blk, &l);
 	if (why) {	/* a layout bug: never write it */
@@ -1244,6 +1261,8 @@ static void report_label(struct ctx *c)
 		ressd_devmodel_format(&l->dm, model, sizeof(model));
 		say(c, "  device model   %s", model);
 	}
+	if (l->flags & RESSD_LABEL_DENSITY)
+		say(c, "  mover policy   density");
 	if (c->dev.size / SECTOR_SIZE != l->device_sectors)
 		say(c, "  note: %s is %" PRIu64 " sectors now, %" PRIu64 " when formatted "
 		    "(the layout stays as formatted)", c->dev_path, c->dev.size / SECTOR_SIZE,
