@@ -53,6 +53,14 @@ struct ressd_tunables {
 	unsigned int mover_batch;	/* sectors per mover write */
 	struct ressd_devmodel dev_model;	/* what the device charges */
 	unsigned int mover_policy;	/* enum ressd_mover_policy */
+	unsigned int log_mode;		/* enum ressd_log_mode */
+};
+
+/* Whether small writes go to the log (log_mode). */
+enum ressd_log_mode {
+	RESSD_LOG_ALWAYS,	/* every small write is logged */
+	RESSD_LOG_NEVER,	/* small writes pass through, home */
+	RESSD_LOG_AUTO,		/* the model decides, from the writes seen */
 };
 
 /* What a mover round takes (mover_policy). */

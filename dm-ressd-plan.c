@@ -416,3 +416,36 @@ u32 ressd_read_gap(const struct ressd_devmodel *m)
 	return g < RESSD_READ_GAP_MAX ? g : RESSD_READ_GAP_MAX;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_read_gap);
+
+int ressd_ghost_note(struct ressd_ghost *g, u64 block)
+{
+	u64 h = block * 0xC2B2AE3D27D4EB4FULL;
+	u32 i = (u32)((block * 0x9E3779B97F4A7C15ULL) >> 32) % g->size;
+	u32 tag = (u32)(h >> 56) | 1;	/* never 0 */
+	u32 now = g->clock++ & RESSD_GHOST_WINDOW_MAX, e;
+	bool hit;
+
+	if ((h >> 32) & (RESSD_GHOST_SAMPLE - 1))
+		return -1;
+	e = g->tab[i];
+	hit = (e >> 24) == tag &&
+	      ((now - (e & RESSD_GHOST_WINDOW_MAX)) & RESSD_GHOST_WINDOW_MAX) < g->window;
+	g->tab[i] = tag << 24 | now;
+	return hit;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_ghost_note);
+
+bool ressd_log_pass(const struct ressd_devmodel *m, u32 alpha_pm, bool pass)
+{
+	u64 raw, back, t;
+
+	if (!ressd_devmodel_set(m) || m->unit_sectors)
+		return false;
+	/* Page-mapped: a random write pays no merge of its own. */
+	raw = m->rw4k_ns ? m->rw4k_ns : ressd_cost_write(m, 1);
+	back = ressd_cost_read(m, 1) + (m->ow4k_ns ? m->ow4k_ns : ressd_cost_write(m, 1));
+	alpha_pm = alpha_pm > 1000 ? 1000 : alpha_pm;
+	t = div_u64(ressd_cost_write(m, 16), 16) + div_u64(back * (1000 - alpha_pm), 1000);
+	return t * 100 > raw * (pass ? 95 : 105);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_pass);

@@ -244,4 +244,44 @@ struct ressd_unit_tally {
 u32 ressd_density_threshold(u64 sum_dirty, u32 units);
 u32 ressd_density_decide(struct ressd_unit_tally *t, u32 nt, u32 max_fwd, u32 *d);
 
+/*
+ * The online choice between logging small writes and passing them through
+ * (log_mode auto; Documentation/mover-pricing.md, step g).  A ghost log
+ * tells which small writes a FIFO log of @window slots would have absorbed
+ * (their block written again before the mover took the older copy): one
+ * word per slot, the block's 8-bit tag and the small-write clock (24 bits)
+ * at its last write, hashed by block.  Only one block in RESSD_GHOST_SAMPLE
+ * (by a hash of the block) is kept, so that a window's sampled blocks fill
+ * a sixteenth of the words: two blocks in one word evict each other and
+ * hide hits (with every block kept that hid 4 in 10 of them; with one in 8,
+ * about 1 in 6).  A collision with another block of the same tag counts a
+ * hit that is not one: rare.
+ */
+struct ressd_ghost {
+	u32 *tab;
+	u32 size;	/* words in @tab, at least 1 */
+	u32 window;	/* below 2^24 */
+	u32 clock;
+};
+
+#define RESSD_GHOST_WINDOW_MAX	((1U << 24) - 1)
+#define RESSD_GHOST_SAMPLE	16
+
+/*
+ * Note a small write of @block: 1 when the ghost log absorbs it, 0 when not,
+ * -1 when the block is not one of the sample (pure).
+ */
+int ressd_ghost_note(struct ressd_ghost *g, u64 block);
+/*
+ * Should small writes pass through (true) or be logged, with @alpha_pm per
+ * mille of them absorbed in the log and @pass the current choice?  Eq. 3 of
+ * the ReSSD paper with the model's costs: a logged block costs a log write
+ * (a page of a 16-page chunk), and unless absorbed a log read and a write
+ * home (ow4k, else a page); passed through, rw4k.  Logging is kept within
+ * 5 % either way (hysteresis).  A device with an erase unit always logs:
+ * its merges make the home write the cheaper part, priced by the mover;
+ * without a model, always log (pure).
+ */
+bool ressd_log_pass(const struct ressd_devmodel *m, u32 alpha_pm, bool pass);
+
 #endif /* DM_RESSD_PLAN_H */

@@ -57,6 +57,7 @@ void ressd_default_tunables(struct ressd_tunables *t)
 	t->mover_batch = RESSD_DEF_MOVER_BATCH;
 	memset(&t->dev_model, 0, sizeof(t->dev_model));	/* none */
 	t->mover_policy = RESSD_POLICY_FIFO;
+	t->log_mode = RESSD_LOG_ALWAYS;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_default_tunables);
 
@@ -145,6 +146,17 @@ int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
 			return -EINVAL;
 		}
 		t->dev_model = m;
+	} else if (!strcasecmp(key, "log_mode")) {
+		if (value && !strcasecmp(value, "always")) {
+			t->log_mode = RESSD_LOG_ALWAYS;
+		} else if (value && !strcasecmp(value, "never")) {
+			t->log_mode = RESSD_LOG_NEVER;
+		} else if (value && !strcasecmp(value, "auto")) {
+			t->log_mode = RESSD_LOG_AUTO;
+		} else {
+			*error = "log_mode must be always, never or auto";
+			return -EINVAL;
+		}
 	} else if (!strcasecmp(key, "mover_policy")) {
 		if (value && !strcasecmp(value, "fifo")) {
 			t->mover_policy = RESSD_POLICY_FIFO;
@@ -172,6 +184,8 @@ static const char *ressd_check_tunables(const struct ressd_tunables *t)
 		return "small_write_max must be smaller than mover_batch";
 	if (t->mover_policy == RESSD_POLICY_DENSITY && !t->dev_model.unit_sectors)
 		return RESSD_E_DENSITY;
+	if (t->log_mode == RESSD_LOG_AUTO && !ressd_devmodel_set(&t->dev_model))
+		return RESSD_E_LOG_AUTO;
 	return NULL;
 }
 
@@ -209,7 +223,7 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_check_geometry);
 /* The optional arguments' keys: each may be given once. */
 static const char *const ressd_opt_keys[] = {
 	"small_write_max", "high_watermark", "low_watermark", "mover_batch",
-	"dev_model", "mover_policy",
+	"dev_model", "mover_policy", "log_mode",
 };
 
 /* Optional arguments: "<#opt_args> key value ...". */
@@ -517,6 +531,42 @@ static enum ressd_map_op __ressd_map_home(struct ressd_c *rc, struct bio *bio,
 	return RESSD_MAP_HOME;
 }
 
+/*
+ * Does this small write pass through (log_mode)?  With auto, each of its
+ * blocks goes through the ghost log, and once a log's worth of small blocks
+ * has been seen the model decides again (ressd_log_pass()): the choice
+ * holds for at least that long.  (rc->lock held)
+ */
+static bool __ressd_log_mode_pass(struct ressd_c *rc, u64 block, u64 nr)
+{
+	u64 i;
+
+	switch (rc->tunables.log_mode) {
+	case RESSD_LOG_NEVER:
+		return true;
+	case RESSD_LOG_AUTO:
+		break;
+	default:
+		return false;
+	}
+	for (i = 0; i < nr; i++) {
+		int hit = ressd_ghost_note(&rc->ghost, block + i);
+
+		if (hit < 0)
+			continue;
+		rc->ghost_hits += hit;
+		/* A log's worth of small blocks, of which the sample is 1/16. */
+		if (++rc->ghost_writes < max(rc->ghost.window / RESSD_GHOST_SAMPLE, 64U))
+			continue;
+		rc->alpha_pm = div_u64((u64)rc->ghost_hits * 1000, rc->ghost_writes);
+		rc->log_pass = ressd_log_pass(&rc->tunables.dev_model, rc->alpha_pm,
+					      rc->log_pass);
+		rc->ghost_writes = 0;
+		rc->ghost_hits = 0;
+	}
+	return rc->log_pass;
+}
+
 static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 			   struct ressd_io *io)
 {
@@ -530,12 +580,16 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	if (rc->mode != RESSD_MODE_RW)
+	if (rc->mode != RESSD_MODE_RW) {
 		op = RESSD_MAP_KILL;
-	else if (!discard &&
-		 ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
-				rc->tunables.small_write_max))
-		op = __ressd_map_small(rc, bio, io, block, nr);
+	} else if (!discard &&
+		   ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
+				  rc->tunables.small_write_max)) {
+		if (__ressd_log_mode_pass(rc, block, nr))
+			atomic64_inc(&rc->passed_writes);
+		else
+			op = __ressd_map_small(rc, bio, io, block, nr);
+	}
 	if (op == RESSD_MAP_HOME)
 		op = __ressd_map_home(rc, bio, io, block, nr);
 	if (op == RESSD_MAP_DEFER)
@@ -937,6 +991,12 @@ static void ressd_resume(struct dm_target *ti)
 
 /* ---- status and messages ---- */
 
+static const char *ressd_log_mode_name(unsigned int log_mode)
+{
+	return log_mode == RESSD_LOG_NEVER ? "never" :
+	       log_mode == RESSD_LOG_AUTO ? "auto" : "always";
+}
+
 static const char *ressd_mode_name(enum ressd_mode mode)
 {
 	switch (mode) {
@@ -958,12 +1018,16 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 	struct ressd_tunables t;
 	enum ressd_mode mode;
 	unsigned int sz = 0;
-	bool has_model, density;
+	bool has_model, density, log_pass;
 	u64 mapped, used;
+	u32 alpha_pm;
 
 	spin_lock_irq(&rc->lock);
 	t = rc->tunables;
 	mode = rc->mode;
+	log_pass = t.log_mode == RESSD_LOG_NEVER ||
+		   (t.log_mode == RESSD_LOG_AUTO && rc->log_pass);
+	alpha_pm = rc->alpha_pm;
 	used = ressd_log_used(rc);
 	spin_lock(&rc->index.lock);
 	mapped = rc->index.mapped;
@@ -1003,6 +1067,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %lld %lld %lld", atomic64_read(&rc->copy_forwards),
 		       atomic64_read(&rc->far_moves),
 		       atomic64_read(&rc->far_dropped));
+		/* log_mode: small writes passed through, the choice, absorbed share. */
+		DMEMIT(" %lld %u %u", atomic64_read(&rc->passed_writes), log_pass, alpha_pm);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
@@ -1011,7 +1077,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       (unsigned long long)rc->geo.log_sectors);
 		/* A key at its default is left out only where 0.2 had none. */
 		DMEMIT(" %u small_write_max %u high_watermark %u",
-		       8 + (has_model ? 2 : 0) + (density ? 2 : 0),
+		       8 + (has_model ? 2 : 0) + (density ? 2 : 0) +
+		       (t.log_mode != RESSD_LOG_ALWAYS ? 2 : 0),
 		       t.small_write_max, t.high_watermark);
 		DMEMIT(" low_watermark %u mover_batch %u", t.low_watermark,
 		       t.mover_batch);
@@ -1019,6 +1086,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" dev_model %s", model);
 		if (density)
 			DMEMIT(" mover_policy density");
+		if (t.log_mode != RESSD_LOG_ALWAYS)
+			DMEMIT(" log_mode %s", ressd_log_mode_name(t.log_mode));
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -1035,6 +1104,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(",dev_model=%s", model);
 		if (density)
 			DMEMIT(",mover_policy=density");
+		if (t.log_mode != RESSD_LOG_ALWAYS)
+			DMEMIT(",log_mode=%s", ressd_log_mode_name(t.log_mode));
 		DMEMIT(",mode=%s;", ressd_mode_name(mode));
 		break;
 	}
@@ -1201,6 +1272,7 @@ static void ressd_dtr(struct dm_target *ti)
 	bioset_exit(&rc->bs);
 	ressd_log_exit(rc);
 	ressd_index_exit(&rc->index);
+	kvfree(rc->ghost.tab);
 	if (rc->log_dev)
 		dm_put_device(ti, rc->log_dev);
 	if (rc->origin)
@@ -1317,6 +1389,15 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	rc->lg.nonce = rc->meta.sb.nonce;
 	rc->lg.nr_slots = rc->meta.sb.nr_slots;
 	rc->lg.origin_blocks = ressd_block_of(g->origin_sectors);
+	/* log_mode auto's ghost log: a word a slot (whatever the mode now). */
+	rc->ghost.size = rc->lg.nr_slots;
+	rc->ghost.window = min_t(u32, rc->lg.nr_slots, RESSD_GHOST_WINDOW_MAX);
+	rc->ghost.tab = kvcalloc(rc->ghost.size, sizeof(u32), GFP_KERNEL);
+	if (!rc->ghost.tab) {
+		ti->error = "Cannot allocate context";
+		r = -ENOMEM;
+		goto bad;
+	}
 
 	r = bioset_init(&rc->bs, 64, 0, BIOSET_NEED_BVECS);
 	if (r) {

@@ -284,6 +284,11 @@ struct ressd_c {
 	struct bio_list inval_retry;	/* INVAL writes waiting for record room */
 	struct ressd_classifier cls;	/* recent write streams */
 	struct ressd_plug *plug;	/* end-of-burst callbacks' handle */
+	/* log_mode auto: the ghost log and the choice it leads to */
+	struct ressd_ghost ghost;
+	u32 ghost_writes, ghost_hits;	/* this window's sampled blocks, absorbed */
+	u32 alpha_pm;			/* absorbed per mille, last window */
+	bool log_pass;			/* small writes pass through now */
 
 	/* Execution context shared by the subsystems (see ressd_kick()). */
 	struct workqueue_struct *wq;	/* the worker: records, flushes, retries */
@@ -314,6 +319,7 @@ struct ressd_c {
 	atomic64_t far_moves;		/* blocks of dense units moved from */
 					/*   beyond the round's region */
 	atomic64_t far_dropped;		/* of which unmapped at once */
+	atomic64_t passed_writes;	/* small writes sent home by log_mode */
 };
 
 /* Run the target's worker (any context). */
@@ -343,6 +349,8 @@ static inline void ressd_bio_list_endio(struct bio_list *list, blk_status_t stat
 	"mover_batch must be a multiple of 8 sectors from 16 to 8192"
 #define RESSD_E_DENSITY \
 	"mover_policy density needs a dev_model with a unit size"
+#define RESSD_E_LOG_AUTO \
+	"log_mode auto needs a dev_model"
 
 /*
  * Parse one tunable "key value" into @t, checking its range against the

@@ -53,7 +53,7 @@ note "mover_policy density by message: needs the model's unit, kept by a reload"
 dmsetup message ms 0 set mover_policy density || fail "set mover_policy density"
 table | grep -q " 12 $want dev_model $model mover_policy density\$" ||
 	fail "mover_policy not in the table: $(table)"
-dmsetup status ms | awk '{ exit NF == 24 ? 0 : 1 }' || fail "status: not 21 fields: $(dmsetup status ms)"
+dmsetup status ms | awk '{ exit NF == 27 ? 0 : 1 }' || fail "status: not 24 fields: $(dmsetup status ms)"
 before=$(table)
 for bad in "set mover_policy lifo" "set dev_model none" \
 	"set dev_model 0:0:0:50000:31000:62000:1500000:176000:27000:0:0"; do
@@ -67,6 +67,17 @@ dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload
 [ "$(table)" = "$before" ] || fail "after reload: $(table), before: $before"
 dmsetup message ms 0 set mover_policy fifo || fail "set mover_policy fifo"
 table | grep -q " 10 $want dev_model $model\$" || fail "mover_policy fifo: $(table)"
+
+note "log_mode by message: auto needs a model, never and auto in the table, kept by a reload"
+dmsetup message ms 0 set log_mode never || fail "set log_mode never"
+table | grep -q " 12 $want dev_model $model log_mode never\$" || fail "log_mode never: $(table)"
+dmsetup message ms 0 set log_mode auto || fail "set log_mode auto"
+before=$(table)
+dmsetup reload ms --table "$before" && dmsetup resume ms || fail reload
+[ "$(table)" = "$before" ] || fail "after reload: $(table), before: $before"
+dmsetup message ms 0 set dev_model none 2>/dev/null && fail "accepted dev_model none with log_mode auto"
+dmsetup message ms 0 set log_mode always || fail "set log_mode always"
+table | grep -q " 10 $want dev_model $model\$" || fail "log_mode always: $(table)"
 dmsetup message ms 0 set dev_model none || fail "set dev_model none"
 table | grep -q " 8 $want\$" || fail "dev_model none: $(table)"
 dmsetup reload ms --table "$(table)" && dmsetup resume ms || fail reload

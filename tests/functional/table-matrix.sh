@@ -43,8 +43,8 @@ expect_ctr_error "0 $L ressd $A 0 /dev/nonexistent $LOGOFF $LOGSZ" "Error openin
 expect_ctr_error "$base 2x small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 1 small_write_max" "Optional arguments must be key value pairs"
 expect_ctr_error "$base 3 small_write_max 16 high_watermark" "Optional arguments must be key value pairs"
-expect_ctr_error "$base 14 a 1 b 2 c 3 d 4 e 5 f 6 g 7" "Invalid number of optional arguments"
-expect_ctr_error "$base 12 a 1 b 2 c 3 d 4 e 5 f 6" "Unknown optional argument"
+expect_ctr_error "$base 16 a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8" "Invalid number of optional arguments"
+expect_ctr_error "$base 14 a 1 b 2 c 3 d 4 e 5 f 6 g 7" "Unknown optional argument"
 expect_ctr_error "$base 4 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 4294967298 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 2 foo 1" "Unknown optional argument"
@@ -77,13 +77,15 @@ expect_ctr_error "$base 2 mover_policy density" "mover_policy density needs a de
 expect_ctr_error "$base 4 mover_policy density dev_model 0:0:0:50000:31000:62000:1500000:176000:27000:0:0" \
 	"mover_policy density needs a dev_model with a unit size"
 expect_ctr_error "$base 4 mover_policy fifo mover_policy density" "Duplicate optional argument"
+expect_ctr_error "$base 2 log_mode sometimes" "log_mode must be always, never or auto"
+expect_ctr_error "$base 2 log_mode auto" "log_mode auto needs a dev_model"
 
 note "good line, same device"
 dm_create r1 "$base"
 st=$(dmsetup status r1)
 echo "status: $st"
 nf=$(wc -w <<<"$st")
-[ "$nf" -eq 24 ] || fail "status has $nf words, expected 3 + 10 fields + 11 extras"
+[ "$nf" -eq 27 ] || fail "status has $nf words, expected 3 + 10 fields + 14 extras"
 [ "$(status_field r1 1)" = "0/$((LOGSZ / 8 - 2))" ] || fail "log use field: $(status_field r1 1)"
 [ "$(status_field r1 10)" = rw ] || fail "mode field: $(status_field r1 10)"
 t1=$(dmsetup table r1)

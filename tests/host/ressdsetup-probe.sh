@@ -225,7 +225,10 @@ grep -q -- '--dev-model 4096:0:4:' "$tmp/model.txt" ||
 	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: the format line has no --dev-model"; }
 grep -q -- '--mover-policy density --high-watermark 90$' "$tmp/model.txt" ||
 	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: the format line has no --mover-policy density"; }
-ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd; unit 2 MiB, 4 open, --dev-model"
+"$tool" probe --model ssd-c --quiet >"$tmp/model.txt" || fail "probe --model ssd-c (table)"
+grep -q -- '(or format with --dev-model 0:0:0:[0-9:]* --log-mode auto:$' "$tmp/model.txt" ||
+	{ cat "$tmp/model.txt"; fail "probe --model ssd-c: no --log-mode auto hint"; }
+ok "probe --model ssd-b: ftlsim.md's figures, Eq. 5 holds, use dm-ressd; unit 2 MiB, 4 open, --dev-model; ssd-c: --log-mode auto"
 
 # The model is dm-ftlsim's own: ftlsim-model.c linked in, its preset table
 # the one --model knows (and --help lists), the kernel's spelling of a

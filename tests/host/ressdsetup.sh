@@ -278,6 +278,24 @@ expect_fail 1 "--mover-policy: 'lifo' is not fifo or density" \
 	"$tool" format "$img" --reserved 4M --dev-model "$model" --mover-policy lifo --batch --force
 ok "format --mover-policy: density kept in the label, in the table line and check; refusals"
 
+# ---- log_mode in the label ----
+pm=0:0:0:78973:472165:0:0:176000:27000:610142:619338
+"$tool" format "$img" --reserved 4M --dev-model "$pm" --log-mode auto --batch --force >/dev/null ||
+	fail "format --log-mode auto"
+"$tool" table "$img" | grep -q " 12 small_write_max .* dev_model $pm log_mode auto$" ||
+	fail "table with log_mode auto: $("$tool" table "$img")"
+"$tool" check "$img" | grep -qx "  log mode       auto" || fail "check: no log mode line"
+"$tool" format "$img" --reserved 4M --log-mode never --batch --force >/dev/null || fail "format --log-mode never"
+"$tool" table "$img" | grep -q " 10 small_write_max .* mover_batch 1024 log_mode never$" ||
+	fail "table with log_mode never: $("$tool" table "$img")"
+"$tool" format "$img" --reserved 4M --log-mode always --batch --force >/dev/null || fail "format --log-mode always"
+"$tool" table "$img" | grep -q " 8 small_write_max .* mover_batch 1024$" ||
+	fail "table with log_mode always: $("$tool" table "$img")"
+expect_fail 1 "--log-mode auto needs a --dev-model" "$tool" format "$img" --reserved 4M --log-mode auto --batch --force
+expect_fail 1 "--log-mode: 'sometimes' is not always, never or auto" \
+	"$tool" format "$img" --reserved 4M --log-mode sometimes --batch --force
+ok "format --log-mode: kept in the label, in the table line and check; refusals"
+
 # ---- a separate log device ----
 dev=$tmp/dev.img log=$tmp/log.img
 truncate -s 32M "$dev"
@@ -297,7 +315,7 @@ expect_fail 1 "--log-offset needs --log-device" "$tool" format "$dev" --log-offs
 ok "table with a separate log device (absolute path kept, --log-device override, log to its end); refusals"
 
 # ---- status --from-line ----
-line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2 49152000 98304000 1048576 3 1 2 700 300 250"
+line="0 120832 ressd 4012/16382 3120 524320 12000 400 3 9000 800 1500 rw 0 2 49152000 98304000 1048576 3 1 2 700 300 250 0 0 0"
 tline="0 120832 ressd 7:0 2048 7:0 122880 131072 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
 "$tool" status --from-line "$line" --table-line "$tline" >"$tmp/st" || fail "status --from-line"
 while IFS= read -r want; do
@@ -330,12 +348,13 @@ EOF
 "$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
 [ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null]' ] ||
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
-"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 11 12" >"$tmp/st" || fail "23 fields"
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 11 12" >"$tmp/st" || fail "26 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
-	! grep -q "erase units:" "$tmp/st" && ! grep -q "density cleaning:" "$tmp/st"; } ||
-	{ cat "$tmp/st"; fail "23 fields"; }
+	! grep -q "erase units:" "$tmp/st" && ! grep -q "density cleaning:" "$tmp/st" &&
+	! grep -q "log mode:" "$tmp/st"; } ||
+	{ cat "$tmp/st"; fail "26 fields"; }
 while IFS='|' read -r bad msg; do
 	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
 done <<'EOF'
@@ -366,7 +385,18 @@ model=1024:0:8:50000:36500:52100:1500000:210000:41000:0:0
 	grep -qx "mover policy:     density" || fail "status in words: no mover policy line"
 expect_fail 1 "bad mover_policy 'lifo'" "$tool" status --from-line "$line" \
 	--table-line "${tline/ 8 / 10 } mover_policy lifo"
-ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model, the mover policy"
+# log_mode auto passing small writes through
+"$tool" status --from-line "${line% 0 0 0} 40 1 125" --table-line "${tline/ 8 / 12 } dev_model $model log_mode auto" \
+	>"$tmp/st" || fail "status with log_mode auto"
+grep -qx "log mode:         passing small writes through (auto); 40 small writes passed through, 125 per mille of them a log would absorb" \
+	"$tmp/st" || { cat "$tmp/st"; fail "status in words: no log mode line"; }
+"$tool" status --from-line "${line% 0 0 0} 40 1 125" --table-line "${tline/ 8 / 12 } dev_model $model log_mode auto" \
+	--json >"$tmp/st.json" || fail "status --json with log_mode auto"
+[ "$(jq -c '[.passed_writes,.log_pass,.alpha_permille,.table.log_mode]' "$tmp/st.json")" = '[40,true,125,"auto"]' ] ||
+	{ cat "$tmp/st.json"; fail "status --json: log_mode fields"; }
+expect_fail 1 "bad log_mode 'sometimes'" "$tool" status --from-line "$line" \
+	--table-line "${tline/ 8 / 10 } log_mode sometimes"
+ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model, the mover policy, the log mode"
 
 # ---- open, close, status against a stand-in dmsetup ----
 cat >"$tmp/dmsetup" <<EOF

@@ -576,6 +576,96 @@ static void ressd_mover_test_read_gap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ressd_read_gap(&m), 64U);
 }
 
+/*
+ * The ghost log (log_mode auto) on synthetic streams, against what a FIFO
+ * log of the same window would absorb: uniform random blocks over a span
+ * S = 8 L are absorbed 1 - (1 - 1/S)^L = 117.5 per mille of the time; a
+ * loop over L/2 blocks, after its first pass, always.  About one block in
+ * RESSD_GHOST_SAMPLE is sampled.
+ */
+static void ressd_mover_test_ghost(struct kunit *test)
+{
+	const u32 L = 4096, S = 8 * 4096, N = 200000;
+	u32 *tab = kunit_kcalloc(test, L, sizeof(u32), GFP_KERNEL);
+	struct ressd_ghost g = { .tab = tab, .size = L, .window = L };
+	u64 seed = 0x6057;
+	u32 i, hits = 0, n = 0;
+	int h;
+
+	KUNIT_ASSERT_NOT_NULL(test, tab);
+	for (i = 0; i < N; i++) {
+		h = ressd_ghost_note(&g, ressd_kunit_xorshift(&seed) % S);
+		hits += h > 0;
+		n += h >= 0;
+	}
+	KUNIT_EXPECT_GE(test, n, N / RESSD_GHOST_SAMPLE / 2);	/* about 1 in 16 sampled */
+	KUNIT_EXPECT_LE(test, n, N / RESSD_GHOST_SAMPLE * 2);
+	/* Collisions in the sample lose a few hits (their tags differ). */
+	KUNIT_EXPECT_GE(test, hits * 1000ULL / n, 100ULL);
+	KUNIT_EXPECT_LE(test, hits * 1000ULL / n, 135ULL);
+	memset(tab, 0, L * sizeof(u32));
+	g.clock = 0;
+	hits = 0;
+	n = 0;
+	for (i = 0; i < N; i++) {
+		h = ressd_ghost_note(&g, 1000000 + i % (L / 2));
+		hits += h > 0;
+		n += h >= 0;
+	}
+	/* Only the first pass misses, and blocks that share a word with another. */
+	KUNIT_EXPECT_GE(test, hits * 1000ULL / n, 900ULL);
+}
+
+/*
+ * log_mode auto's choice on the models: a page-mapped device whose random
+ * writes cost as much as its sequential ones (ssd-c as the probe measures
+ * it in use) passes through unless most small writes die in the log, with
+ * 5 % of hysteresis each way; a log-block device, or no model, always logs.
+ */
+static void ressd_mover_test_log_pass(struct kunit *test)
+{
+	const struct ressd_devmodel ssd_c = {
+		.w_req_ns = 78973, .w_page_ns = 472165, .r_req_ns = 176000, .r_page_ns = 27000,
+		.rw4k_ns = 610142, .ow4k_ns = 619338,
+	};
+	const struct ressd_devmodel none = { 0 };
+	u32 a, flips = 0, up = 0, down = 0;
+	bool pass;
+
+	KUNIT_EXPECT_TRUE(test, ressd_log_pass(&ssd_c, 0, false));
+	KUNIT_EXPECT_TRUE(test, ressd_log_pass(&ssd_c, 500, false));
+	KUNIT_EXPECT_FALSE(test, ressd_log_pass(&ssd_c, 1000, false));
+	KUNIT_EXPECT_FALSE(test, ressd_log_pass(&ssd_c, 1000, true));
+	KUNIT_EXPECT_FALSE(test, ressd_log_pass(&ressd_t_models[0], 0, false));
+	KUNIT_EXPECT_FALSE(test, ressd_log_pass(&ressd_t_models[0], 0, true));
+	KUNIT_EXPECT_FALSE(test, ressd_log_pass(&none, 0, true));
+	/*
+	 * Logging costs 477 us + 822 us (1 - a) against 610 us, even near
+	 * a = 839: passing, it logs again once 5 % cheaper (a above about
+	 * 874); logging, it passes once 5 % dearer (a below about 803).
+	 */
+	for (a = 0, pass = true; a <= 1000; a++) {
+		bool now = ressd_log_pass(&ssd_c, a, pass);
+
+		if (now != pass && !flips++)
+			up = a;
+		pass = now;
+	}
+	KUNIT_EXPECT_EQ(test, flips, 1U);
+	for (a = 1001, flips = 0, pass = false; a-- > 0;) {
+		bool now = ressd_log_pass(&ssd_c, a, pass);
+
+		if (now != pass && !flips++)
+			down = a;
+		pass = now;
+	}
+	KUNIT_EXPECT_EQ(test, flips, 1U);
+	KUNIT_EXPECT_GE(test, up, 865U);
+	KUNIT_EXPECT_LE(test, up, 885U);
+	KUNIT_EXPECT_GE(test, down, 795U);
+	KUNIT_EXPECT_LE(test, down, 812U);
+}
+
 static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_directed),
 	KUNIT_CASE(ressd_mover_test_long),
@@ -588,6 +678,8 @@ static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_density_decide),
 	KUNIT_CASE(ressd_mover_test_read_run),
 	KUNIT_CASE(ressd_mover_test_read_gap),
+	KUNIT_CASE(ressd_mover_test_ghost),
+	KUNIT_CASE(ressd_mover_test_log_pass),
 	{}
 };
 

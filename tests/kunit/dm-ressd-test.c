@@ -100,6 +100,11 @@ static const struct tunable_case tunable_cases[] = {
 	{ "mover_policy", "lifo", false, "mover_policy must be fifo or density" },
 	{ "mover_policy", "", false, "mover_policy must be fifo or density" },
 	{ "mover_policy", "density ", false, "mover_policy must be fifo or density" },
+	{ "log_mode", "always", true, NULL },
+	{ "log_mode", "never", true, NULL },
+	{ "LOG_MODE", "Auto", true, NULL },
+	{ "log_mode", "sometimes", false, "log_mode must be always, never or auto" },
+	{ "log_mode", "", false, "log_mode must be always, never or auto" },
 	{ "nosuchkey", "1", false, "Unknown optional argument" },
 	{ "", "1", false, "Unknown optional argument" },
 };
@@ -143,6 +148,7 @@ static void ressd_args_test_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.mover_batch, 1024U);
 	KUNIT_EXPECT_FALSE(test, ressd_devmodel_set(&t.dev_model));
 	KUNIT_EXPECT_EQ(test, t.mover_policy, (unsigned int)RESSD_POLICY_FIFO);
+	KUNIT_EXPECT_EQ(test, t.log_mode, (unsigned int)RESSD_LOG_ALWAYS);
 }
 
 /* A model survives format and parse, field by field, in table order. */

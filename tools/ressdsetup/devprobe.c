@@ -1314,9 +1314,18 @@ static void print_human(FILE *f, const struct target_info *ti, const struct devp
 	}
 
 	fprintf(f, "\nRecommendation: %s\n", verdict_line(c->verdict));
-	if (c->verdict == DEVPROBE_DONT)
+	if (c->verdict == DEVPROBE_DONT) {
+		struct ressd_devmodel m;
+		char model[RESSD_DM_STR_MAX];
+
 		fprintf(f, "  Eq. 5 does not hold, and more than %.0f %% of the logged blocks would have to be\n"
 			"  rewritten while in the log: keep the device as it is\n", ALPHA_MIN_LOCALITY * 100);
+		devprobe_devmodel(r, &m);
+		ressd_devmodel_format(&m, model, sizeof(model));
+		if (ressd_devmodel_set(&m))
+			fprintf(f, "  (or format with --dev-model %s --log-mode auto:\n"
+				"  dm-ressd then logs small writes only while the model says it pays)\n", model);
+	}
 	if (c->verdict == DEVPROBE_USE || c->verdict == DEVPROBE_LOCALITY) {
 		if (c->verdict == DEVPROBE_USE && isfinite(c->n_break))
 			fprintf(f, "  small_write_max  %u sectors (%u KiB): logging pays for random writes below %.3g KiB%s\n",
@@ -1339,11 +1348,20 @@ static void print_human(FILE *f, const struct target_info *ti, const struct devp
 
 		devprobe_devmodel(r, &m);
 		ressd_devmodel_format(&m, model, sizeof(model));
-		fprintf(f, "\n  ressdsetup format %s --reserved %" PRIu64 "M --small-write-max %u --mover-batch %u%s%s%s\n",
+		/*
+		 * The model when it has a unit (the mover prices units, density),
+		 * or when Eq. 5 fails on a device without one (log_mode auto logs
+		 * only while it pays; with a unit it always logs).
+		 */
+		bool give = m.unit_sectors || (ressd_devmodel_set(&m) && c->verdict != DEVPROBE_USE);
+
+		fprintf(f, "\n  ressdsetup format %s --reserved %" PRIu64 "M --small-write-max %u --mover-batch %u%s%s%s%s\n",
 			!strncmp(ti->kind, "emulated", 8) ? "<device>" : ti->path,
 			c->reserved / MiB, c->small_write_max, c->mover_batch,
-			m.unit_sectors ? " \\\n      --dev-model " : "", m.unit_sectors ? model : "",
-			m.unit_sectors ? " \\\n      --mover-policy density --high-watermark 90" : "");
+			give ? " \\\n      --dev-model " : "", give ? model : "",
+			m.unit_sectors ? " \\\n      --mover-policy density --high-watermark 90" : "",
+			give && !m.unit_sectors && c->verdict != DEVPROBE_USE ?
+			" \\\n      --log-mode auto" : "");
 	}
 }
 

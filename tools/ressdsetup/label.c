@@ -149,6 +149,10 @@ const char *label_decode(const void *blk, struct ressd_label *l)
 		why = ressd_devmodel_check(&l->dm);
 	if (!why && (l->flags & RESSD_LABEL_DENSITY) && !l->dm.unit_sectors)
 		why = "mover_policy density needs a dev_model with a unit size";
+	if (!why && (l->flags & RESSD_LABEL_LOG_AUTO) && !ressd_devmodel_set(&l->dm))
+		why = "log_mode auto needs a dev_model";
+	if (!why && (l->flags & RESSD_LABEL_LOG_AUTO) && (l->flags & RESSD_LABEL_LOG_NEVER))
+		why = "two log modes";
 	if (why)
 		return why;
 	return tun_check(&l->t);

@@ -23,7 +23,10 @@
 #define RESSD_LABEL_SAME_DEV	0x1U	/* the log range is on this device */
 #define RESSD_LABEL_DEVMODEL	0x2U	/* dev_model holds a device cost model */
 #define RESSD_LABEL_DENSITY	0x4U	/* mover_policy density (needs a model's unit) */
-#define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL | RESSD_LABEL_DENSITY)
+#define RESSD_LABEL_LOG_NEVER	0x8U	/* log_mode never */
+#define RESSD_LABEL_LOG_AUTO	0x10U	/* log_mode auto (needs a model) */
+#define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL | RESSD_LABEL_DENSITY | \
+				 RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO)
 /* The normal area starts at this boundary (1 MiB), after the label. */
 #define RESSD_LABEL_AREA_SECTORS	2048ULL
 #define RESSD_LABEL_PATH_MAX	256

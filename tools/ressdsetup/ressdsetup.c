@@ -64,7 +64,7 @@ static const char *const cmd_name[C_NR] = {
 struct opts {
 	const char *reserved, *log_device, *log_offset;
 	const char *small_write_max, *high_watermark, *low_watermark, *mover_batch;
-	const char *dev_model, *mover_policy;
+	const char *dev_model, *mover_policy, *log_mode;
 	const char *from_line, *table_line, *interval, *count;
 	bool batch, force, json, watch, readonly, drain, verbose;
 	const char *pos[4];
@@ -90,6 +90,7 @@ static const struct optdef optdefs[] = {
 	{ "mover-batch", true, M(C_FORMAT), STR(mover_batch) },
 	{ "dev-model", true, M(C_FORMAT), STR(dev_model) },
 	{ "mover-policy", true, M(C_FORMAT), STR(mover_policy) },
+	{ "log-mode", true, M(C_FORMAT), STR(log_mode) },
 	{ "from-line", true, M(C_STATUS), STR(from_line) },
 	{ "table-line", true, M(C_STATUS), STR(table_line) },
 	{ "interval", true, M(C_STATUS), STR(interval) },
@@ -108,7 +109,7 @@ static const char *const cmd_usage[C_NR] = {
 	"format <device> --reserved <size> [--log-device <dev> [--log-offset <bytes>]]\n"
 	"         [--small-write-max <sectors>] [--high-watermark <%>] [--low-watermark <%>]\n"
 	"         [--mover-batch <sectors>] [--dev-model <model>] [--mover-policy fifo|density]\n"
-	"         [--batch] [--force]",
+	"         [--log-mode always|never|auto] [--batch] [--force]",
 	"table <device> [--log-device <dev>]",
 	"open <device> <name> [--log-device <dev>] [--readonly]",
 	"close <name> [--drain]",
@@ -286,16 +287,18 @@ static void build_table(char *buf, size_t n, const char *dev, const char *logdev
 	char model[RESSD_DM_STR_MAX];
 	bool has_model = ressd_devmodel_set(&l->dm);
 	bool density = l->flags & RESSD_LABEL_DENSITY;
+	const char *lm = l->flags & RESSD_LABEL_LOG_AUTO ? " log_mode auto" :
+			 l->flags & RESSD_LABEL_LOG_NEVER ? " log_mode never" : "";
 
 	ressd_devmodel_format(&l->dm, model, sizeof(model));
 	snprintf(buf, n,
 		 "0 %" PRIu64 " ressd %s %" PRIu64 " %s %" PRIu64 " %" PRIu64
-		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s",
+		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s%s",
 		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_offset,
-		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0),
+		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0) + (*lm ? 2 : 0),
 		 l->t.small_write_max, l->t.high_watermark, l->t.low_watermark,
 		 l->t.mover_batch, has_model ? " dev_model " : "", has_model ? model : "",
-		 density ? " mover_policy density" : "");
+		 density ? " mover_policy density" : "", lm);
 }
 
 /* ---- format ---- */
@@ -448,6 +451,15 @@ static int cmd_format(const struct opts *o)
 		errmsg("format: --mover-policy density needs a --dev-model with a unit size");
 		return EXIT_PARAM;
 	}
+	if (o->log_mode && strcasecmp(o->log_mode, "always") && strcasecmp(o->log_mode, "never") &&
+	    strcasecmp(o->log_mode, "auto")) {
+		errmsg("format: --log-mode: '%s' is not always, never or auto", o->log_mode);
+		return EXIT_PARAM;
+	}
+	if (o->log_mode && !strcasecmp(o->log_mode, "auto") && !ressd_devmodel_set(&l.dm)) {
+		errmsg("format: --log-mode auto needs a --dev-model");
+		return EXIT_PARAM;
+	}
 	if (!o->reserved && !o->log_device) {
 		errmsg("format: --reserved <size> is needed (the size of the log, e.g. 64M)");
 		return EXIT_PARAM;
@@ -582,6 +594,10 @@ static int cmd_format(const struct opts *o)
 	blk = xmalloc_aligned(RESSD_BLOCK_SIZE);
 	if (density)
 		l.flags |= RESSD_LABEL_DENSITY;
+	if (o->log_mode && !strcasecmp(o->log_mode, "never"))
+		l.flags |= RESSD_LABEL_LOG_NEVER;
+	if (o->log_mode && !strcasecmp(o->log_mode, "auto"))
+		l.flags |= RESSD_LABEL_LOG_AUTO;
 	label_encode(blk, &l);
 	why = label_decode(blk, &l);
 	if (why) {	/* a layout bug: never write it */
@@ -1263,6 +1279,8 @@ static void report_label(struct ctx *c)
 	}
 	if (l->flags & RESSD_LABEL_DENSITY)
 		say(c, "  mover policy   density");
+	if (l->flags & (RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO))
+		say(c, "  log mode       %s", l->flags & RESSD_LABEL_LOG_AUTO ? "auto" : "never");
 	if (c->dev.size / SECTOR_SIZE != l->device_sectors)
 		say(c, "  note: %s is %" PRIu64 " sectors now, %" PRIu64 " when formatted "
 		    "(the layout stays as formatted)", c->dev_path, c->dev.size / SECTOR_SIZE,

@@ -17,6 +17,7 @@ static const char *const field_name[] = {
 	"metadata_commits", "mode", "full_writes", "mover_yields",
 	"user_write_bytes", "dev_write_bytes", "fill_read_bytes", "units_sparse",
 	"units_prefix", "units_whole", "copy_forwards", "far_moves", "far_dropped",
+	"passed_writes", "log_pass", "alpha_permille",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -61,6 +62,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		&st->user_write_bytes, &st->dev_write_bytes, &st->fill_read_bytes,
 		&st->units_sparse, &st->units_prefix, &st->units_whole,
 		&st->copy_forwards, &st->far_moves, &st->far_dropped,
+		&st->passed_writes, &st->log_pass, &st->alpha_permille,
 	};
 	int n, i, f;
 
@@ -115,6 +117,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	st->has_write_bytes = f > 13;
 	st->has_units = f > 17;
 	st->has_density = f > 20;
+	st->has_log_mode = f > 23;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -132,6 +135,7 @@ int table_parse(const char *line, struct ressd_table *t, char *err, size_t errle
 
 	memset(t, 0, sizeof(*t));
 	tun_defaults(&t->t);
+	snprintf(t->log_mode, sizeof(t->log_mode), "always");
 	n = tokenize(line, buf, sizeof(buf), tok);
 	if (n < 0) {
 		snprintf(err, errlen, "too many fields");
@@ -166,6 +170,15 @@ int table_parse(const char *line, struct ressd_table *t, char *err, size_t errle
 				return -1;
 			}
 			snprintf(t->dev_model, sizeof(t->dev_model), "%s", tok[i + 1]);
+			continue;
+		}
+		if (!strcasecmp(tok[i], "log_mode")) {
+			if (strcasecmp(tok[i + 1], "always") && strcasecmp(tok[i + 1], "never") &&
+			    strcasecmp(tok[i + 1], "auto")) {
+				snprintf(err, errlen, "bad log_mode '%s'", tok[i + 1]);
+				return -1;
+			}
+			snprintf(t->log_mode, sizeof(t->log_mode), "%s", tok[i + 1]);
 			continue;
 		}
 		if (!strcasecmp(tok[i], "mover_policy")) {
@@ -288,9 +301,24 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 		fprintf(f, "device model:     %s\n", t->dev_model);
 	if (t && t->density)
 		fprintf(f, "mover policy:     density\n");
+	if (st->has_log_mode && (st->passed_writes || (t && strcasecmp(t->log_mode, "always"))))
+		fprintf(f, "log mode:         %s%s; %" PRIu64 " small writes passed through, %"
+			PRIu64 " per mille of them a log would absorb\n",
+			st->log_pass ? "passing small writes through" : "logging small writes",
+			t ? (strcasecmp(t->log_mode, "auto") ? " (set)" : " (auto)") : "",
+			st->passed_writes, st->alpha_permille);
 	if (st->unknown_fields)
 		fprintf(f, "(%u more status fields that this ressdsetup does not know)\n",
 			st->unknown_fields);
+}
+
+/* @v under @key when the kernel reported it (@has), else null. */
+static void json_opt_u64(struct json *j, const char *key, bool has, u64 v)
+{
+	if (has)
+		json_u64(j, key, v);
+	else
+		json_null(j, key);
 }
 
 void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
@@ -337,26 +365,19 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 		json_null(&j, "user_write_bytes");
 		json_null(&j, "dev_write_bytes");
 	}
-	if (st->has_units) {
-		json_u64(&j, "fill_read_bytes", st->fill_read_bytes);
-		json_u64(&j, "units_sparse", st->units_sparse);
-		json_u64(&j, "units_prefix", st->units_prefix);
-		json_u64(&j, "units_whole", st->units_whole);
-	} else {
-		json_null(&j, "fill_read_bytes");
-		json_null(&j, "units_sparse");
-		json_null(&j, "units_prefix");
-		json_null(&j, "units_whole");
-	}
-	if (st->has_density) {
-		json_u64(&j, "copy_forwards", st->copy_forwards);
-		json_u64(&j, "far_moves", st->far_moves);
-		json_u64(&j, "far_dropped", st->far_dropped);
-	} else {
-		json_null(&j, "copy_forwards");
-		json_null(&j, "far_moves");
-		json_null(&j, "far_dropped");
-	}
+	json_opt_u64(&j, "fill_read_bytes", st->has_units, st->fill_read_bytes);
+	json_opt_u64(&j, "units_sparse", st->has_units, st->units_sparse);
+	json_opt_u64(&j, "units_prefix", st->has_units, st->units_prefix);
+	json_opt_u64(&j, "units_whole", st->has_units, st->units_whole);
+	json_opt_u64(&j, "copy_forwards", st->has_density, st->copy_forwards);
+	json_opt_u64(&j, "far_moves", st->has_density, st->far_moves);
+	json_opt_u64(&j, "far_dropped", st->has_density, st->far_dropped);
+	json_opt_u64(&j, "passed_writes", st->has_log_mode, st->passed_writes);
+	if (st->has_log_mode)
+		json_bool(&j, "log_pass", st->log_pass);
+	else
+		json_null(&j, "log_pass");
+	json_opt_u64(&j, "alpha_permille", st->has_log_mode, st->alpha_permille);
 	if (st->has_write_bytes && st->user_write_bytes)
 		json_double(&j, "write_amplification",
 			    (double)st->dev_write_bytes / (double)st->user_write_bytes);
@@ -378,6 +399,7 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 		else
 			json_null(&j, "dev_model");
 		json_str(&j, "mover_policy", t->density ? "density" : "fifo");
+		json_str(&j, "log_mode", t->log_mode);
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);

@@ -28,6 +28,8 @@ struct ressd_status {
 	u64 fill_read_bytes, units_sparse, units_prefix, units_whole;
 	bool has_density;
 	u64 copy_forwards, far_moves, far_dropped;
+	bool has_log_mode;
+	u64 passed_writes, log_pass, alpha_permille;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
@@ -40,6 +42,7 @@ struct ressd_table {
 	struct ressd_tun t;
 	char dev_model[128];	/* the dev_model key's value; "" without one */
 	bool density;		/* mover_policy density */
+	char log_mode[8];	/* always, never, auto */
 };
 
 /*
