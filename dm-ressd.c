@@ -80,6 +80,30 @@ static int ressd_parse_uint(const char *s, unsigned int *out)
 	return 0;
 }
 
+/* The words of log_mode and mover_policy, by their enum values. */
+static const char *const ressd_log_mode_names[] = {
+	[RESSD_LOG_ALWAYS] = "always", [RESSD_LOG_NEVER] = "never", [RESSD_LOG_AUTO] = "auto",
+};
+
+static const char *const ressd_policy_names[] = {
+	[RESSD_POLICY_FIFO] = "fifo", [RESSD_POLICY_DENSITY] = "density",
+};
+
+/* @s as one of @names (case-insensitive): its index in *@out, or -EINVAL. */
+static int ressd_parse_word(const char *s, const char *const *names, unsigned int n,
+			    unsigned int *out)
+{
+	unsigned int i;
+
+	for (i = 0; s && i < n; i++) {
+		if (!strcasecmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /*
  * One optional argument.  Each value is checked on its own here; the
  * relations between values (low < high, small writes fit a record) are
@@ -147,22 +171,14 @@ int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
 		}
 		t->dev_model = m;
 	} else if (!strcasecmp(key, "log_mode")) {
-		if (value && !strcasecmp(value, "always")) {
-			t->log_mode = RESSD_LOG_ALWAYS;
-		} else if (value && !strcasecmp(value, "never")) {
-			t->log_mode = RESSD_LOG_NEVER;
-		} else if (value && !strcasecmp(value, "auto")) {
-			t->log_mode = RESSD_LOG_AUTO;
-		} else {
+		if (ressd_parse_word(value, ressd_log_mode_names,
+				     ARRAY_SIZE(ressd_log_mode_names), &t->log_mode)) {
 			*error = "log_mode must be always, never or auto";
 			return -EINVAL;
 		}
 	} else if (!strcasecmp(key, "mover_policy")) {
-		if (value && !strcasecmp(value, "fifo")) {
-			t->mover_policy = RESSD_POLICY_FIFO;
-		} else if (value && !strcasecmp(value, "density")) {
-			t->mover_policy = RESSD_POLICY_DENSITY;
-		} else {
+		if (ressd_parse_word(value, ressd_policy_names, ARRAY_SIZE(ressd_policy_names),
+				     &t->mover_policy)) {
 			*error = "mover_policy must be fifo or density";
 			return -EINVAL;
 		}
@@ -991,12 +1007,6 @@ static void ressd_resume(struct dm_target *ti)
 
 /* ---- status and messages ---- */
 
-static const char *ressd_log_mode_name(unsigned int log_mode)
-{
-	return log_mode == RESSD_LOG_NEVER ? "never" :
-	       log_mode == RESSD_LOG_AUTO ? "auto" : "always";
-}
-
 static const char *ressd_mode_name(enum ressd_mode mode)
 {
 	switch (mode) {
@@ -1085,9 +1095,9 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		if (has_model)
 			DMEMIT(" dev_model %s", model);
 		if (density)
-			DMEMIT(" mover_policy density");
+			DMEMIT(" mover_policy %s", ressd_policy_names[t.mover_policy]);
 		if (t.log_mode != RESSD_LOG_ALWAYS)
-			DMEMIT(" log_mode %s", ressd_log_mode_name(t.log_mode));
+			DMEMIT(" log_mode %s", ressd_log_mode_names[t.log_mode]);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -1103,9 +1113,9 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		if (has_model)
 			DMEMIT(",dev_model=%s", model);
 		if (density)
-			DMEMIT(",mover_policy=density");
+			DMEMIT(",mover_policy=%s", ressd_policy_names[t.mover_policy]);
 		if (t.log_mode != RESSD_LOG_ALWAYS)
-			DMEMIT(",log_mode=%s", ressd_log_mode_name(t.log_mode));
+			DMEMIT(",log_mode=%s", ressd_log_mode_names[t.log_mode]);
 		DMEMIT(",mode=%s;", ressd_mode_name(mode));
 		break;
 	}
