@@ -247,6 +247,7 @@ void __ressd_log_seal_soon(struct ressd_c *rc)
 		hrtimer_start(&rc->log.seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal_soon);
 
 static enum hrtimer_restart ressd_seal_timer(struct hrtimer *t)
 {
@@ -952,6 +953,97 @@ static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
 	rc->log.inflight = r;
 	return r;
 }
+
+/*
+ * A small write that finds the log idle is written to its slots by map()
+ * itself, remapped there (no worker and no bio of ours on the way): the
+ * chunk of one write that the worker would have written at once.  The
+ * writes that follow while it is in flight gather as before and go out as
+ * one chunk after it (group commit), so a burst costs at most one log
+ * write more than before; also in a plug, since a plug is flushed when its
+ * task sleeps, and the flush may not write (ressd_unplug()).  Only with
+ * commit_delay_us 0, and while @bio is the open record's only pending
+ * write.  On true its entries are the chunk in flight: the caller calls
+ * ressd_log_direct_submit() once rc->lock is dropped, and the completion
+ * ressd_log_direct_done().  Caller holds rc->lock; never sleeps.
+ */
+bool __ressd_log_direct(struct ressd_c *rc, struct bio *bio)
+{
+	struct ressd_record *r = rc->log.open;
+
+	lockdep_assert_held(&rc->lock);
+	if (READ_ONCE(commit_delay_us) || !r || rc->log.broken ||
+	    !__ressd_log_idle(rc) || r->bios.head != bio || r->bios.tail != bio ||
+	    r->nr_data - r->nr_sub != bio->bi_iter.bi_size >> RESSD_BLOCK_SHIFT)
+		return false;
+	r->chunk_first = r->nr_sub;
+	r->nr_sub = r->nr_data;
+	bio_list_init(&r->bios);
+	rc->log.write_pending = false;
+	rc->log.inflight = r;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_direct);
+
+/*
+ * Take the crc32c of the data of @bio, which __ressd_log_direct() made the
+ * chunk in flight, and remap it to its slots.  Nothing else touches the
+ * chunk's entries or bounds until its completion.
+ */
+void ressd_log_direct_submit(struct ressd_c *rc, struct bio *bio)
+{
+	struct ressd_record *r = rc->log.inflight;
+	struct bio_list one = BIO_EMPTY_LIST;
+	u32 end;
+
+	bio_list_add(&one, bio);
+	end = ressd_bios_csum(rc, r, &one, r->chunk_first);
+	WARN_ON_ONCE(end != r->nr_sub);
+	/* A failed log write breaks the log: never one that may not wait. */
+	bio->bi_opf &= ~REQ_NOWAIT;
+	bio->bi_opf |= REQ_SYNC;
+	bio_set_dev(bio, rc->log_dev->bdev);
+	bio->bi_iter.bi_sector = ressd_slot_sector(rc, r->start + r->chunk_first);
+	atomic64_add(bio->bi_iter.bi_size, &rc->dev_write_bytes);
+}
+
+/*
+ * The write of ressd_log_direct_submit() completed (any context, before the
+ * upper bio completes): what ressd_chunk_done() does for a chunk, and the
+ * worker runs only if something waits for it.
+ */
+void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
+{
+	struct ressd_record *r;
+	unsigned long flags;
+	bool work;
+
+	if (status)
+		ressd_log_broken(rc, RESSD_MODE_FAIL, "log write failed");
+	spin_lock_irqsave(&rc->lock, flags);
+	r = rc->log.inflight;
+	rc->log.inflight = NULL;
+	if (WARN_ON_ONCE(!r)) {
+		spin_unlock_irqrestore(&rc->lock, flags);
+		return;
+	}
+	if (!status) {
+		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
+		rc->log.dirty = true;
+	} else {
+		r->status = status;
+	}
+	work = !list_empty(&rc->log.sealed) || rc->log.write_pending ||
+	       !bio_list_empty(&rc->log.flush_waiters) ||
+	       !bio_list_empty(&rc->deferred) || !bio_list_empty(&rc->inval_retry);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	wake_up_all(&rc->wait);
+	if (work)
+		ressd_kick(rc);
+	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
+		wake_up(&rc->log.mover_wait);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_direct_done);
 
 void ressd_log_work(struct ressd_c *rc)
 {

@@ -593,6 +593,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	/* Once logged, the bio may complete as soon as rc->lock is dropped. */
 	bool fua = bio->bi_opf & (REQ_FUA | REQ_PREFLUSH);
 	enum ressd_map_op op = RESSD_MAP_HOME;
+	bool direct = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
@@ -605,6 +606,11 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 			atomic64_inc(&rc->passed_writes);
 		else
 			op = __ressd_map_small(rc, bio, io, block, nr);
+		/* The log is idle: no need to wait for the worker. */
+		if (op == RESSD_MAP_LOGGED && !fua && __ressd_log_direct(rc, bio)) {
+			io->kind = RESSD_IO_LOG_DIRECT;
+			direct = true;
+		}
 	}
 	if (op == RESSD_MAP_HOME)
 		op = __ressd_map_home(rc, bio, io, block, nr);
@@ -617,6 +623,11 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		/* The log write counts its own bytes (ressd_lw_add()). */
 		atomic64_inc(&rc->redirected_writes);
 		atomic64_add(bytes, &rc->user_write_bytes);
+		if (direct) {
+			atomic64_inc(&rc->inline_log_writes);
+			ressd_log_direct_submit(rc, bio);
+			return DM_MAPIO_REMAPPED;
+		}
 		/*
 		 * Seal at the end of the burst, or now without a plug.  A FUA
 		 * write's record is sealed already (with FUA).
@@ -817,6 +828,9 @@ static int ressd_end_io(struct dm_target *ti, struct bio *bio,
 		if (__ressd_log_needs_flush(rc))
 			return ressd_hold(rc, bio, true, flags);
 		spin_unlock_irqrestore(&rc->lock, flags);
+		break;
+	case RESSD_IO_LOG_DIRECT:
+		ressd_log_direct_done(rc, *error);
 		break;
 	case RESSD_IO_HOME:
 		/*
@@ -1079,6 +1093,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&rc->far_dropped));
 		/* log_mode: small writes passed through, the choice, absorbed share. */
 		DMEMIT(" %lld %u %u", atomic64_read(&rc->passed_writes), log_pass, alpha_pm);
+		/* Small writes written to the log by map() itself (no worker). */
+		DMEMIT(" %lld", atomic64_read(&rc->inline_log_writes));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,

@@ -111,6 +111,7 @@ enum ressd_io_kind {
 	RESSD_IO_INVAL,		/* home write or discard over logged blocks */
 	RESSD_IO_FLUSH,		/* empty flush sent to the origin */
 	RESSD_IO_LOGGED,	/* small write held in a record */
+	RESSD_IO_LOG_DIRECT,	/* small write remapped to its log slots */
 };
 
 /*
@@ -320,6 +321,7 @@ struct ressd_c {
 					/*   beyond the round's region */
 	atomic64_t far_dropped;		/* of which unmapped at once */
 	atomic64_t passed_writes;	/* small writes sent home by log_mode */
+	atomic64_t inline_log_writes;	/* small writes map() wrote to the log itself */
 };
 
 /* Run the target's worker (any context). */
@@ -482,6 +484,16 @@ void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
  * (rc->lock held, never sleeps).
  */
 void __ressd_log_seal_soon(struct ressd_c *rc);
+/*
+ * A small write just reserved, written by map() itself when the log is
+ * idle (no worker hop): true if __ressd_log_direct() made it the chunk in
+ * flight (rc->lock held, never sleeps); then ressd_log_direct_submit()
+ * (lock dropped) remaps it to its slots, and its completion calls
+ * ressd_log_direct_done().
+ */
+bool __ressd_log_direct(struct ressd_c *rc, struct bio *bio);
+void ressd_log_direct_submit(struct ressd_c *rc, struct bio *bio);
+void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status);
 /* The worker's part: flushes, then chunks and sealed records (may sleep). */
 void ressd_log_work(struct ressd_c *rc);
 /* Make everything acknowledged so far durable in the log (may sleep). */

@@ -23,13 +23,16 @@
 # CPU_CASES (all: read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1
 # read_full_qd32 randwrite_qd1 randwrite_qd32), CPU_CD_VARIANT (unset; <us>:
 # random writes also on dm-ressd with commit_delay_us=<us>), RESSD_KVM (0),
-# CPU_RESULTS (results/cpu).
+# CPU_PERF (unset; a case: one more dm-ressd run of it under perf, its
+# report in perf-<case>.txt), CPU_CRC32C (unset; generic: dm-ressd's
+# checksums by the table-driven crc32c, not by the crc32 instruction, which
+# software emulation computes bit by bit), CPU_RESULTS (results/cpu).
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case ${1:-} in
--h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 "") ;;
 *) ressd_die "unknown argument $1 (see --help)" ;;
 esac
@@ -80,4 +83,5 @@ fi
 	"module_sources_sha256=$(cd "$RESSD_BDIR" && find . -name '*.[ch]' | sort | xargs cat | sha256sum | cut -c1-16)" ||
 	ressd_die "the report failed (records: $out/guest/records.txt)"
 cp "$out/guest/records.txt" "$res/records.txt"
+cp "$out"/guest/perf-*.txt "$res/" 2>/dev/null || true
 ressd_log "CPU benchmark finished in $(( $(date +%s) - start )) s; results in $res/cpu.md, $res/cpu.json"

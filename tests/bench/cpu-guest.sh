@@ -31,7 +31,12 @@
 # Knobs: CPU_REPS (5), CPU_RUNTIME (3 s per run), CPU_SPAN_MIB (192),
 # CPU_LOG_MIB (128), CPU_QD (32), CPU_FILL_PCT (90), CPU_CASES (all),
 # CPU_CD_VARIANT (unset: none; <us>: random writes also on dm-ressd with
-# commit_delay_us=<us>).
+# commit_delay_us=<us>), CPU_PERF (unset; a case: after its repetitions,
+# one more dm-ressd run of it under perf record -a -g, reported by symbol in
+# <out>/perf-<case>.txt; not counted in the table), CPU_CRC32C (unset: the
+# kernel's choice, crc32c-intel on x86; generic: the table-driven C code,
+# since under software emulation the crc32 instruction costs about 30 us a
+# 4 KiB block, a hundred times what it costs on the hardware).
 # shellcheck source-path=SCRIPTDIR
 
 # fio's exec_prerun/exec_postrun of each job call this script back:
@@ -232,7 +237,32 @@ run_case() {	# <case>
 	for rep in $(seq 1 "$REPS"); do
 		run_rep "$1" "$rep"
 	done
+	[ "${CPU_PERF:-}" = "$1" ] && perf_run "$1"
 	check_kernel_log "$1"
+}
+
+# perf_run <case>: one dm-ressd run of the case under perf, whole guest
+# (the worker, the mover and interrupts included); where the cycles go,
+# self time by symbol, and the call chains of dm-ressd's symbols.
+perf_run() {
+	local cs=$1 data=$BENCH_TMP/perf.data txt=$BENCH_OUT/perf-$1.txt
+	command -v perf >/dev/null || bench_die "CPU_PERF: no perf in the guest"
+	# shellcheck disable=SC2046	# the workload's words
+	perf record -q -a -g -o "$data" -- fio $(case_fio_args "$cs") --name=perf \
+		--filename=/dev/mapper/ressd --output="$RUN_DIR/perf-fio.out" >"$RUN_DIR/perf.out" 2>&1 ||
+		{ tail -n 20 "$RUN_DIR/perf.out"; bench_die "perf record of $cs failed"; }
+	{
+		echo "# perf record -a -g, one dm-ressd run of $cs: $(grep -o 'IOPS=[^,]*' "$RUN_DIR/perf-fio.out" | head -n 1)"
+		perf report -i "$data" --no-children --sort sym --stdio -g none --percent-limit 0.5 2>/dev/null | grep -v '^$'
+		echo "# call chains of the symbols above 2 %"
+		perf report -i "$data" --no-children --sort sym --stdio -g callee,2 --max-stack 10 --percent-limit 2 2>/dev/null |
+			grep -v '^$' | grep -v native_safe_halt
+		echo "# callers of dm-ressd's symbols (children)"
+		perf report -i "$data" --children --sort sym --stdio -g none --percent-limit 1 2>/dev/null |
+			grep -E 'ressd|^#' | grep -v '^$'
+	} >"$txt"
+	rs_msg drain
+	say "perf of $cs: $txt"
 }
 
 # Fill the log with 4 KiB random writes over the read span, mover paused,
@@ -263,7 +293,20 @@ fill_log() {
 # ---- set-up ----
 
 dmesg -C
+# CPU_CRC32C=generic: the table-driven crc32c instead of crc32c-intel,
+# whose crc32 instruction the emulator computes bit by bit.
+# libcrc32c takes the best crc32c registered when it loads.
+if [ "${CPU_CRC32C:-}" = generic ]; then
+	modprobe -a dm-mod ext4 crc32c_generic 2>/dev/null
+	modprobe -r crc32c_intel 2>/dev/null
+	# insmod: modprobe would load crc32c-intel first (a soft dependency).
+	lsmod | grep -q '^libcrc32c ' || insmod "$(modinfo -n libcrc32c)" || bench_die "insmod libcrc32c"
+fi
 bench_load_modules
+if [ "${CPU_CRC32C:-}" = generic ]; then
+	modprobe -r crc32c_intel 2>/dev/null
+	! grep -q crc32c-intel /proc/crypto || bench_die "CPU_CRC32C=generic: crc32c-intel is in use: $(lsmod | grep -E "crc|^dm_ressd" | tr -s " \n" " ")"
+fi
 [ -e /sys/module/brd ] && bench_die "brd is already loaded"
 modprobe brd rd_nr=1 rd_size=$(((SPAN_MIB + LOG_MIB) * 1024)) max_part=0 ||
 	bench_die "modprobe brd"

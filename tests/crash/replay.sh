@@ -189,6 +189,7 @@ moved2=$(status_field cr_ressd 7)
 redir=$(status_field cr_ressd 4)
 filled=$(( $(status_field cr_ressd 17) + $(status_field cr_ressd 18) ))
 copied=$(status_field cr_ressd 19) far=$(status_field cr_ressd 20)
+inlined=$(status_field cr_ressd 25)
 # by time, not by count: a reload takes longer than a few hundred writes
 run_phase "table reloads during the writes" "${CRASH_RELOAD_SECONDS:-6}s" "$SMALL" reload
 echo "$reloads table reloads during the writes"
@@ -210,6 +211,9 @@ if [[ " ${GEO_OPTS[*]} " == *" mover_policy density "* ]]; then
 	[ "$far" -gt 0 ] || fail "mover_policy density, but no block was moved from beyond a region"
 	echo "copied forward: $copied, moved from beyond the region: $far"
 fi
+# small writes remapped to the log by map() itself, when it was idle
+[ "$inlined" -gt 0 ] || fail "no small write took the inline path"
+echo "inline log writes: $inlined of $redir"
 # 1.5 log sizes of writes (of 1-2 blocks, and a header per record): 2 laps
 [ "$redir" -gt $((3 * LOGS / 16)) ] || fail "only $redir writes to a log of $((LOGS / 8)) blocks: it did not wrap"
 echo "redirected writes: $redir, moved blocks: $moved2 (log of $((LOGS / 8)) blocks)," \

@@ -109,7 +109,7 @@ ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 # the middle link of a three-crash chain cuts right after a recovery and a
 # mover checkpoint ("drain": the recovered blocks go home and the superblock
 # moves on), before the next log write, which the cut drops.
-cycle=0 modelled=0 filled=0 copied=0
+cycle=0 modelled=0 filled=0 copied=0 inlined=0
 for chain in $(seq 1 "$CHAINS"); do
 	depth=$((2 + chain % 2))		# 3, 2, 3, 2, ...
 	geometry $(( (GSEED + chain) % 4 ))
@@ -158,6 +158,7 @@ for chain in $(seq 1 "$CHAINS"); do
 			filled=$((filled + $(status_field pc 17) + $(status_field pc 18)))
 			copied=$((copied + $(status_field pc 19)))
 		fi
+		inlined=$((inlined + $(status_field pc 25)))
 		dm_remove pc
 
 		# Power back: everything passes again; creating the target recovers.
@@ -175,6 +176,9 @@ done
 
 # The cut must have bitten: some acknowledged writes were dropped.
 [ $lost_total -gt 0 ] || fail "no acknowledged write was lost: the cut did not drop writes"
+# Small writes remapped to the log by map() itself were cut too.
+[ "$inlined" -gt 0 ] || fail "no small write took the inline path"
+echo "inline log writes before the cuts: $inlined"
 # And the chain with a device model must have filled erase units.
 if [ "$modelled" = 1 ]; then
 	[ "$filled" -gt 0 ] || fail "sd-card's model, but no erase unit was filled"

@@ -630,12 +630,106 @@ static void ressd_log_test_plug_seals(struct kunit *test)
 	t_teardown(t);
 }
 
+/* A write of @nr blocks at @block: reserved, and inline if the log lets it. */
+static bool t_inline(struct kunit *test, struct t_alloc *t, u64 block, u32 nr,
+		     struct bio **out, u32 *slot)
+{
+	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	bool ok;
+
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_opf = REQ_OP_WRITE;
+	bio->bi_iter.bi_size = nr << RESSD_BLOCK_SHIFT;
+	spin_lock_irq(&t->rc->lock);
+	*slot = __ressd_log_reserve(t->rc, bio, block, nr);
+	ok = *slot < RESSD_DEFER_SLOT && __ressd_log_direct(t->rc, bio);
+	spin_unlock_irq(&t->rc->lock);
+	*out = bio;
+	return ok;
+}
+
+/* The slot the index maps @block to, or RESSD_NO_SLOT. */
+static u32 t_slot_of(struct ressd_c *rc, u64 block)
+{
+	struct ressd_map m = { .len = 1 };
+
+	spin_lock_irq(&rc->lock);
+	spin_lock(&rc->index.lock);
+	__ressd_index_lookup(&rc->index, block, 1, &m);
+	spin_unlock(&rc->index.lock);
+	spin_unlock_irq(&rc->lock);
+	return m.mapped ? m.slot : RESSD_NO_SLOT;
+}
+
+/*
+ * A small write that finds the log idle becomes the chunk in flight itself
+ * (map() remaps it to its slots); one that finds a write in flight, another
+ * write held, or a sealed record waiting is held for the worker as before.
+ * The completion indexes the inline write's entries, but not one that a
+ * home write killed meanwhile, and not the held write's.
+ */
+static void ressd_log_test_inline(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r;
+	struct bio *a, *b, *c, *d;
+	u32 sa, sb, sc, sd;
+
+	init_waitqueue_head(&rc->wait);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+
+	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10, 2, &a, &sa));
+	r = rc->log.open;
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, r);
+	KUNIT_EXPECT_EQ(test, sa, r->start);
+	KUNIT_EXPECT_EQ(test, r->chunk_first, 0U);
+	KUNIT_EXPECT_EQ(test, r->nr_sub, 2U);
+	KUNIT_EXPECT_TRUE(test, bio_list_empty(&r->bios));
+
+	/* While it is in flight the next write is held, and its burst ends. */
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 20, 1, &b, &sb));
+	KUNIT_EXPECT_EQ(test, sb, sa + 2);
+	KUNIT_EXPECT_PTR_EQ(test, r->bios.head, b);
+	spin_lock_irq(&rc->lock);
+	__ressd_log_seal_soon(rc);
+	spin_unlock_irq(&rc->lock);
+	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
+
+	/* A home write over block 11 completes meanwhile. */
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 11));
+	KUNIT_EXPECT_TRUE(test, test_bit(1, r->killed));
+
+	ressd_log_direct_done(rc, BLK_STS_OK);
+	KUNIT_EXPECT_NULL(test, rc->log.inflight);
+	KUNIT_EXPECT_TRUE(test, rc->log.dirty);
+	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 10), sa);
+	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 11), RESSD_NO_SLOT);
+	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 20), RESSD_NO_SLOT);
+	KUNIT_EXPECT_EQ(test, r->nr_sub, 2U);
+
+	/* Idle again, but b is still held: c joins it. */
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 30, 1, &c, &sc));
+	KUNIT_EXPECT_PTR_EQ(test, r->bios.tail, c);
+
+	/* A sealed record waits for the worker: the next is held too. */
+	t_seal(t);
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 40, 1, &d, &sd));
+	KUNIT_EXPECT_PTR_NE(test, rc->log.open, r);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.open->bios.head, d);
+
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
 static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_plug_after_dtr),
 	KUNIT_CASE(ressd_log_test_plug_seals),
 	KUNIT_CASE(ressd_log_test_fua_fill),
 	KUNIT_CASE(ressd_log_test_inval_dead),
 	KUNIT_CASE(ressd_log_test_copies),
+	KUNIT_CASE(ressd_log_test_inline),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),

@@ -30,6 +30,8 @@ struct ressd_status {
 	u64 copy_forwards, far_moves, far_dropped;
 	bool has_log_mode;
 	u64 passed_writes, log_pass, alpha_permille;
+	bool has_inline;
+	u64 inline_log_writes;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
