@@ -44,9 +44,12 @@ TARGET_NAME = {
 # dm-ressd's INFO fields, in order (Documentation/dm-ressd.rst).
 STATUS_FIELDS = ["used_total", "mapped", "index_bytes", "redirected", "direct",
                  "split_reads", "moved_blocks", "mover_writes", "metadata_commits",
-                 "mode", "full_writes", "mover_yields"]
+                 "mode", "full_writes", "mover_yields", "user_write_bytes", "dev_write_bytes",
+                 "fill_read_bytes", "units_sparse", "units_prefix", "units_whole",
+                 "copy_forwards", "far_moves", "far_dropped", "passed_writes", "log_pass",
+                 "alpha_permille", "inline_log_writes"]
 COUNTERS = ["redirected", "direct", "split_reads", "moved_blocks", "mover_writes",
-            "metadata_commits", "full_writes", "mover_yields"]
+            "metadata_commits", "full_writes", "mover_yields", "inline_log_writes"]
 
 
 def parse_kv(words):
@@ -115,7 +118,9 @@ def load_run(gdir, rec, clk_tck, cpus, errors):
         "mbs": d["bw_bytes"] / 1e6,
         "runtime_ms": runtime_ms,
         "lat_us": d["lat_ns"]["mean"] / 1000.0,
+        "lat_p50_us": d["clat_ns"].get("percentile", {}).get("50.000000", 0) / 1000.0,
         "lat_p99_us": d["clat_ns"].get("percentile", {}).get("99.000000", 0) / 1000.0,
+        "lat_p999_us": d["clat_ns"].get("percentile", {}).get("99.900000", 0) / 1000.0,
         "cpu_us_per_io": busy * us_per_tick / ios,
         "cpu_sys_us_per_io": int(rec["stat_sys"]) * us_per_tick / ios,
         "cpus_busy": busy / float(busy + idle) if busy + idle else 0.0,
@@ -242,7 +247,7 @@ def main():
         for t in targets:
             rs = by[(c, t)]
             s = {k: med(rs, k) for k in ("iops", "mbs", "cpu_us_per_io", "fio_cpu_us_per_io", "lat_us",
-                                         "lat_p99_us", "ctx_per_io", "mover_csw_per_io", "cpus_busy", "stat_accounting", "drain_wall_s",
+                                         "lat_p50_us", "lat_p99_us", "lat_p999_us", "ctx_per_io", "mover_csw_per_io", "cpus_busy", "stat_accounting", "drain_wall_s",
                                          "drain_cpu_us_per_io", "cpu_us_per_io_incl_drain")}
             s["reps"] = len(rs)
             s["iops_each"] = [round(r["iops"]) for r in sorted(rs, key=lambda r: r["rep"])]
@@ -289,10 +294,10 @@ def main():
     main_tab = table(rows, header, align)
 
     # ---- dm-ressd's counters ----
-    rheader = ["case", "target", "mapped before", "log used before -> after", "redirected", "direct",
-               "full_writes", "moved (run)", "records", "writes/record", "drain s", "drain CPU us/IO",
+    rheader = ["case", "target", "mapped before", "log used before -> after", "redirected", "inline",
+               "direct", "full_writes", "moved (run)", "records", "writes/record", "drain s", "drain CPU us/IO",
                "CPU us/IO incl. drain"]
-    ralign = "llrrrrrrrrrrr"
+    ralign = "llrrrrrrrrrrrr"
     rrows = []
     for c in case_ids:
         for t in TARGETS[1:]:
@@ -303,12 +308,24 @@ def main():
             wpr = ratio(x["redirected"], x["metadata_commits"]) if x["redirected"] else None
             rrows.append([c, TARGET_NAME[t], fmt(x["mapped_before"], 0),
                           "%s -> %s of %s" % (fmt(x["used_before"], 0), fmt(x["used_after"], 0), x["total"]),
-                          fmt(x["redirected"], 0), fmt(x["direct"], 0),
+                          fmt(x["redirected"], 0), fmt(x.get("inline_log_writes"), 0),
+                          fmt(x["direct"], 0),
                           "%s (sum %d)" % (fmt(x["full_writes"], 0), x["full_writes_sum"]),
                           fmt(x["moved_blocks"], 0), fmt(x["metadata_commits"], 0), fmt(wpr, 1),
                           fmt(s.get("drain_wall_s"), 2), fmt(s.get("drain_cpu_us_per_io"), 2),
                           fmt(s.get("cpu_us_per_io_incl_drain"), 2)])
     ressd_tab = table(rrows, rheader, ralign)
+
+    # ---- latency ----
+    lheader = ["case", "target", "mean us", "p50 us", "p99 us", "p99.9 us"]
+    lrows = []
+    for c in case_ids:
+        for t in TARGETS:
+            s = summary[c].get(t)
+            if s:
+                lrows.append([c if t == "linear" else "", TARGET_NAME[t], fmt(s["lat_us"], 1),
+                              fmt(s["lat_p50_us"], 1), fmt(s["lat_p99_us"], 1), fmt(s["lat_p999_us"], 1)])
+    lat_tab = table(lrows, lheader, "llrrrr")
 
     # ---- every repetition ----
     pheader = ["case", "target", "IOPS per repetition", "IOPS ratio per repetition",
@@ -368,6 +385,7 @@ def main():
     if rrows:
         lines += ["dm-ressd counters per run (medians of the status deltas; full_writes: median, and the sum over the "
                   "repetitions)", ""] + ressd_tab + [""]
+    lines += ["Latency (fio's completion latency, medians over the repetitions)", ""] + lat_tab + [""]
     lines += ["Every repetition", ""] + rep_tab + [""]
     if warnings:
         lines += ["## Warnings", ""] + ["- " + w for w in warnings] + [""]
