@@ -66,6 +66,7 @@
  * rcu_read_lock(), which the destructor waits for.
  */
 #include <linux/bio.h>
+#include <linux/blk-cgroup.h>
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
 #include <linux/gfp.h>
@@ -909,14 +910,19 @@ static void ressd_worker_flush(struct ressd_c *rc)
 		ressd_bio_list_endio(&waiters, BLK_STS_OK);
 		return;
 	}
+	/* No small write goes to the log inline meanwhile (__ressd_log_direct()). */
+	rc->log.flushing = true;
 	spin_unlock_irq(&rc->lock);
 	err = blkdev_issue_flush(rc->log_dev->bdev);
 	spin_lock_irq(&rc->lock);
-	/* Nothing was written meanwhile: only the worker writes the log. */
+	/* Nothing was written meanwhile: only the worker writes the log now. */
 	if (!err) {
 		rc->log.dirty = false;
 		WRITE_ONCE(rc->log.inval_durable_gen, rc->log.inval_written_gen);
+	} else {
+		rc->log.broken = true;	/* before any later log write: latched below */
 	}
+	rc->log.flushing = false;
 	spin_unlock_irq(&rc->lock);
 	if (err)
 		ressd_log_broken(rc, RESSD_MODE_FAIL, "log flush failed");
@@ -960,19 +966,24 @@ static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
  * chunk of one write that the worker would have written at once.  The
  * writes that follow while it is in flight gather as before and go out as
  * one chunk after it (group commit), so a burst costs at most one log
- * write more than before; also in a plug, since a plug is flushed when its
- * task sleeps, and the flush may not write (ressd_unplug()).  Only with
- * commit_delay_us 0, and while @bio is the open record's only pending
- * write.  On true its entries are the chunk in flight: the caller calls
- * ressd_log_direct_submit() once rc->lock is dropped, and the completion
- * ressd_log_direct_done().  Caller holds rc->lock; never sleeps.
+ * write more than before.  In a plug only a synchronous direct write
+ * (REQ_SYNC | REQ_IDLE): its task sleeps next, which flushes the plug (and
+ * that flush may not write, ressd_unplug()); another plug could hold the
+ * one log write in flight, and every other writer behind it, for as long
+ * as its task runs.  Only with commit_delay_us 0, not during a log flush
+ * (which covers only what was written before it), and while @bio is the
+ * open record's only pending write.  On true its entries are the chunk in
+ * flight: the caller calls ressd_log_direct_submit() once rc->lock is
+ * dropped, and the completion ressd_log_direct_done().  Caller holds
+ * rc->lock; never sleeps.
  */
 bool __ressd_log_direct(struct ressd_c *rc, struct bio *bio)
 {
 	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
-	if (READ_ONCE(commit_delay_us) || !r || rc->log.broken ||
+	if (READ_ONCE(commit_delay_us) || !r || rc->log.broken || rc->log.flushing ||
+	    (current->plug && (bio->bi_opf & (REQ_SYNC | REQ_IDLE)) != (REQ_SYNC | REQ_IDLE)) ||
 	    !__ressd_log_idle(rc) || r->bios.head != bio || r->bios.tail != bio ||
 	    r->nr_data - r->nr_sub != bio->bi_iter.bi_size >> RESSD_BLOCK_SHIFT)
 		return false;
@@ -988,7 +999,11 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_direct);
 /*
  * Take the crc32c of the data of @bio, which __ressd_log_direct() made the
  * chunk in flight, and remap it to its slots.  Nothing else touches the
- * chunk's entries or bounds until its completion.
+ * chunk's entries or bounds until its completion.  It is the one log write
+ * in flight, which every other writer waits for: it goes as the worker's
+ * would, with no flag, priority or cgroup of its submitter that could fail
+ * it early (a failed log write breaks the log), hold it back, or leave it
+ * to a poller.
  */
 void ressd_log_direct_submit(struct ressd_c *rc, struct bio *bio)
 {
@@ -999,20 +1014,17 @@ void ressd_log_direct_submit(struct ressd_c *rc, struct bio *bio)
 	bio_list_add(&one, bio);
 	end = ressd_bios_csum(rc, r, &one, r->chunk_first);
 	WARN_ON_ONCE(end != r->nr_sub);
-	/* A failed log write breaks the log: never one that may not wait. */
-	bio->bi_opf &= ~REQ_NOWAIT;
+	bio->bi_opf &= ~(REQ_NOWAIT | REQ_FAILFAST_MASK);
 	bio->bi_opf |= REQ_SYNC;
+	bio_clear_polled(bio);
+	bio->bi_ioprio = 0;
 	bio_set_dev(bio, rc->log_dev->bdev);
+	bio_associate_blkg_from_css(bio, blkcg_root_css);
 	bio->bi_iter.bi_sector = ressd_slot_sector(rc, r->start + r->chunk_first);
 	atomic64_add(bio->bi_iter.bi_size, &rc->dev_write_bytes);
 }
 
-/*
- * The write of ressd_log_direct_submit() completed (any context, before the
- * upper bio completes): what ressd_chunk_done() does for a chunk, and the
- * worker runs only if something waits for it.
- */
-void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
+static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 {
 	struct ressd_record *r;
 	unsigned long flags;
@@ -1042,6 +1054,20 @@ void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 		ressd_kick(rc);
 	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
 		wake_up(&rc->log.mover_wait);
+}
+
+/*
+ * The write of ressd_log_direct_submit() completed (any context, before the
+ * upper bio completes): what ressd_chunk_done() does for a chunk, and the
+ * worker runs only if something waits for it.  Under rcu_read_lock() as
+ * the other log completions: the destructor of a device removed without a
+ * suspend may run as soon as the log is idle again.
+ */
+void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
+{
+	rcu_read_lock();
+	__ressd_log_direct_done(rc, status);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_log_direct_done);
 

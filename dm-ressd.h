@@ -222,6 +222,7 @@ struct ressd_log {
 	u64 inval_written_gen;		/* newest in a record written to the log */
 	u64 inval_durable_gen;		/* those up to here are durable in the log */
 	bool write_pending;		/* write the open record's data when idle */
+	bool flushing;			/* the worker is flushing the log device */
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
 	struct ressd_record *inflight;	/* record or chunk being written, or NULL */

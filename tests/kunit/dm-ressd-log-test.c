@@ -632,13 +632,13 @@ static void ressd_log_test_plug_seals(struct kunit *test)
 
 /* A write of @nr blocks at @block: reserved, and inline if the log lets it. */
 static bool t_inline(struct kunit *test, struct t_alloc *t, u64 block, u32 nr,
-		     struct bio **out, u32 *slot)
+		     blk_opf_t opf, struct bio **out, u32 *slot)
 {
 	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
 	bool ok;
 
 	KUNIT_ASSERT_NOT_NULL(test, bio);
-	bio->bi_opf = REQ_OP_WRITE;
+	bio->bi_opf = REQ_OP_WRITE | opf;
 	bio->bi_iter.bi_size = nr << RESSD_BLOCK_SHIFT;
 	spin_lock_irq(&t->rc->lock);
 	*slot = __ressd_log_reserve(t->rc, bio, block, nr);
@@ -679,7 +679,7 @@ static void ressd_log_test_inline(struct kunit *test)
 	init_waitqueue_head(&rc->wait);
 	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
 
-	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10, 2, &a, &sa));
+	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10, 2, 0, &a, &sa));
 	r = rc->log.open;
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, r);
@@ -689,7 +689,7 @@ static void ressd_log_test_inline(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, bio_list_empty(&r->bios));
 
 	/* While it is in flight the next write is held, and its burst ends. */
-	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 20, 1, &b, &sb));
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 20, 1, 0, &b, &sb));
 	KUNIT_EXPECT_EQ(test, sb, sa + 2);
 	KUNIT_EXPECT_PTR_EQ(test, r->bios.head, b);
 	spin_lock_irq(&rc->lock);
@@ -710,14 +710,52 @@ static void ressd_log_test_inline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nr_sub, 2U);
 
 	/* Idle again, but b is still held: c joins it. */
-	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 30, 1, &c, &sc));
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 30, 1, 0, &c, &sc));
 	KUNIT_EXPECT_PTR_EQ(test, r->bios.tail, c);
 
 	/* A sealed record waits for the worker: the next is held too. */
 	t_seal(t);
-	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 40, 1, &d, &sd));
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 40, 1, 0, &d, &sd));
 	KUNIT_EXPECT_PTR_NE(test, rc->log.open, r);
 	KUNIT_EXPECT_PTR_EQ(test, rc->log.open->bios.head, d);
+
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
+/*
+ * In a plug only a synchronous direct write goes inline (its task sleeps
+ * next, which flushes the plug); and none while the worker flushes the log.
+ */
+static void ressd_log_test_inline_plug(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	struct blk_plug plug;
+	struct bio *a, *b, *c;
+	u32 sa, sb, sc;
+
+	init_waitqueue_head(&rc->wait);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	blk_start_plug(&plug);
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 10, 1, REQ_SYNC, &a, &sa));
+	KUNIT_EXPECT_NULL(test, rc->log.inflight);
+	blk_finish_plug(&plug);
+	t_seal(t);
+	t_complete(t);
+
+	rc->log.flushing = true;
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 20, 1, REQ_SYNC | REQ_IDLE, &b, &sb));
+	rc->log.flushing = false;
+	t_seal(t);
+	t_complete(t);
+
+	blk_start_plug(&plug);
+	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 30, 1, REQ_SYNC | REQ_IDLE, &c, &sc));
+	blk_finish_plug(&plug);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, rc->log.open);
+	ressd_log_direct_done(rc, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 30), sc);
 
 	ressd_index_exit(&rc->index);
 	t_teardown(t);
@@ -730,6 +768,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_inval_dead),
 	KUNIT_CASE(ressd_log_test_copies),
 	KUNIT_CASE(ressd_log_test_inline),
+	KUNIT_CASE(ressd_log_test_inline_plug),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),
