@@ -546,6 +546,23 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
 }
 
 /*
+ * After a log write: wake who waits for the log, the worker when @kick,
+ * and the mover once the log reaches its mark.
+ */
+static void ressd_log_wake(struct ressd_c *rc, bool kick)
+{
+	wake_up_all(&rc->wait);
+	if (kick)
+		ressd_kick(rc);
+	/*
+	 * Lockless: the mover checks again under the lock, and sets
+	 * wake_used under it before it sleeps (ressd_log_wake_mover_at()).
+	 */
+	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
+		wake_up(&rc->log.mover_wait);
+}
+
+/*
  * The log write in flight is done: what every completion does last.  Its
  * writes and the flushes waiting on it get its status.
  */
@@ -555,14 +572,19 @@ static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
 	ressd_bio_list_endio(bios, status);
 	if (waiters)
 		ressd_bio_list_endio(waiters, status);
-	wake_up_all(&rc->wait);
-	ressd_kick(rc);
-	/*
-	 * Lockless: the mover checks again under the lock, and sets
-	 * wake_used under it before it sleeps (ressd_log_wake_mover_at()).
-	 */
-	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
-		wake_up(&rc->log.mover_wait);
+	ressd_log_wake(rc, true);
+}
+
+/* The chunk in flight, entries [chunk_first, nr_sub) of @r, is written. */
+static void __ressd_chunk_written(struct ressd_c *rc, struct ressd_record *r,
+				  blk_status_t status)
+{
+	lockdep_assert_held(&rc->lock);
+	rc->log.inflight = NULL;
+	if (!status) {
+		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
+		rc->log.dirty = true;
+	}
 }
 
 /* A chunk of the open (or since sealed) record is on the log device. */
@@ -574,11 +596,7 @@ static void ressd_chunk_done(struct ressd_record *r)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rc->lock, flags);
-	rc->log.inflight = NULL;
-	if (!status) {
-		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
-		rc->log.dirty = true;
-	}
+	__ressd_chunk_written(rc, r, status);
 	bios = r->chunk;
 	bio_list_init(&r->chunk);
 	spin_unlock_irqrestore(&rc->lock, flags);
@@ -1034,26 +1052,18 @@ static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 		ressd_log_broken(rc, RESSD_MODE_FAIL, "log write failed");
 	spin_lock_irqsave(&rc->lock, flags);
 	r = rc->log.inflight;
-	rc->log.inflight = NULL;
 	if (WARN_ON_ONCE(!r)) {
 		spin_unlock_irqrestore(&rc->lock, flags);
 		return;
 	}
-	if (!status) {
-		__ressd_rec_index(rc, r, r->chunk_first, r->nr_sub);
-		rc->log.dirty = true;
-	} else {
+	if (status)
 		r->status = status;
-	}
+	__ressd_chunk_written(rc, r, status);
 	work = !list_empty(&rc->log.sealed) || rc->log.write_pending ||
 	       !bio_list_empty(&rc->log.flush_waiters) ||
 	       !bio_list_empty(&rc->deferred) || !bio_list_empty(&rc->inval_retry);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	wake_up_all(&rc->wait);
-	if (work)
-		ressd_kick(rc);
-	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
-		wake_up(&rc->log.mover_wait);
+	ressd_log_wake(rc, work);
 }
 
 /*
