@@ -55,10 +55,13 @@ static inline bool ressd_table_writable(struct dm_table *t)
 }
 
 /*
- * Stable pages while they are written.  Up to 6.10 a target asks with
- * ti->needs_stable_writes in its constructor; 6.11 ("block: move the
- * stable_writes flag to queue_limits") replaced it by the queue limit
- * feature BLK_FEAT_STABLE_WRITES, which the target sets in io_hints.
+ * Stable pages while they are written.  6.11 ("block: move the
+ * stable_writes flag to queue_limits") made it the queue limit feature
+ * BLK_FEAT_STABLE_WRITES, which the target sets in io_hints.  Before, a
+ * target asks with ti->needs_stable_writes in its constructor, which the
+ * 6.1 series has only from 6.1.191 (Kbuild defines RESSD_TI_STABLE_WRITES
+ * when the header has it).  Older kernels give a target no way to ask: the
+ * pages are then stable only where a device below asks for it.
  */
 #ifdef BLK_FEAT_STABLE_WRITES
 static inline void ressd_ti_stable_writes(struct dm_target *ti)
@@ -72,7 +75,9 @@ static inline void ressd_limits_stable_writes(struct queue_limits *limits)
 #else
 static inline void ressd_ti_stable_writes(struct dm_target *ti)
 {
+#ifdef RESSD_TI_STABLE_WRITES
 	ti->needs_stable_writes = true;
+#endif
 }
 
 static inline void ressd_limits_stable_writes(struct queue_limits *limits)

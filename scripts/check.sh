@@ -15,7 +15,9 @@ result() {	# <ok?> <name> [detail file]
 		ressd_pass check "$2"
 	else
 		ressd_fail check "$2"
-		[ -n "${3:-}" ] && head -n 30 "$3" | sed 's/^/    /'
+		# the lines that say what is wrong, else the start of the file
+		[ -n "${3:-}" ] && { grep -E 'error|ERROR|warning|WARNING|CHECK|undefined|not ' "$3" | grep . ||
+			cat "$3"; } | head -n 30 | sed 's/^/    /'
 	fi
 }
 
@@ -49,6 +51,41 @@ for series in "${RESSD_KERNELS[@]}"; do
 		result 1 "uml-debug-$series: kernel build"
 	fi
 done
+
+# The boards dm-ressd is for: cross builds against Debian's 6.1 headers of
+# arm64 and armhf (32-bit, where a u64 '/' or '%' becomes a call of
+# __aeabi_uldivmod, which the kernel does not export: div_u64 and friends
+# are the way), with a check that every symbol each module needs is
+# exported by that kernel or by our own modules.
+cross_check() {	# <debian arch> <flavour> <ARCH> <CROSS_COMPILE>
+	local arch=$1 kdir name b ko missing=0
+	if ! command -v "${4}gcc" >/dev/null; then
+		result 1 "cross-$arch: no ${4}gcc (run make deps)"
+		return
+	fi
+	if ! kdir=$(ressd_cross_headers "$1" "$2" 2>"$out/cross-$arch.fetch"); then
+		result 1 "cross-$arch: Debian headers (run make deps)" "$out/cross-$arch.fetch"
+		return
+	fi
+	name=cross-$arch-$(basename "$kdir" | sed 's/^linux-headers-//')
+	# (modpost only warns of an undefined symbol, and the .ko is made, so
+	# that the check below names each one)
+	build_check "$name" "$kdir" ARCH="$3" CROSS_COMPILE="$4" KBUILD_MODPOST_WARN=1
+	b=$out/$name
+	{
+		for ko in "$b"/dm_ressd.ko "$b"/tools/ftlsim/dm_ftlsim.ko; do
+			[ -e "$ko" ] || { echo "$ko: not built"; continue; }
+			"${4}nm" -u "$ko" | awk -v ko="${ko#"$b"/}" '
+				FILENAME != "-" { have[$2] = 1; next }
+				!($2 in have) { print ko ": " $2 " is not exported by the kernel" }' \
+				"$kdir/Module.symvers" "$b/Module.symvers" -
+		done
+	} >"$b.symbols" 2>&1
+	[ -s "$kdir/Module.symvers" ] && [ ! -s "$b.symbols" ] || missing=1
+	result $missing "$name: every symbol the modules need is exported" "$b.symbols"
+}
+cross_check arm64 arm64 arm64 aarch64-linux-gnu-
+cross_check armhf armmp arm arm-linux-gnueabihf-
 
 # The options are in .checkpatch.conf, which checkpatch reads from here.
 [ -f .checkpatch.conf ] || ressd_die ".checkpatch.conf is missing"

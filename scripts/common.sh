@@ -7,7 +7,8 @@
 #   packages          ressd_pkg_installed, ressd_apt_install, RESSD_KERNELS,
 #                     ressd_debian_kver, ressd_source_tree
 #   building          ressd_build_modules, ressd_build_bench_modules,
-#                     ressd_writeboost_source, ressd_build_writeboost
+#                     ressd_writeboost_source, ressd_build_writeboost,
+#                     ressd_cross_headers
 #   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
 #                     ressd_boot_uml (the UML debug kernel), ressd_boot
 #   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad,
@@ -161,6 +162,56 @@ ressd_writeboost_source() {
 		touch "$dir/.unpacked"
 	fi
 	ls -d "$dir"/usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1 | grep .
+}
+
+# ressd_cross_headers <debian arch> <flavour>: the headers of Debian's 6.1
+# kernel of another architecture (arm64 arm64, armhf armmp), for make
+# check's cross builds.  Fetched with apt-get download through an apt state
+# of their own in the cache (the signed indexes of the machine's apt
+# sources, for that architecture and amd64: no foreign architecture is
+# added to dpkg, nothing is installed), and unpacked there with the amd64
+# linux-kbuild package of the same version, whose host programs the
+# headers' scripts link points to.  Prints the headers directory (KDIR).
+ressd_cross_headers() {
+	local arch=$1 flavour=$2 dir apt meta ver pkg deps kb tmp f
+	dir=$RESSD_CACHE/cross/$arch
+	if [ -e "$dir/.unpacked" ]; then
+		cat "$dir/.unpacked"
+		return
+	fi
+	apt=(-q -o "APT::Architecture=$arch" -o "APT::Architectures::=$arch" -o APT::Architectures::=amd64
+		-o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
+		-o Dir::State::status=/dev/null)
+	mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+	# An index that fails (a mirror in sync) drops its suite: the
+	# packages are then taken from the suites that loaded.
+	apt-get "${apt[@]}" update >"$dir/apt/update.log" 2>&1
+	meta=linux-headers-$flavour
+	ver=$(apt-cache "${apt[@]}" policy "$meta:$arch" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	case $ver in "" | "(none)") ressd_log "no $meta:$arch in the apt sources (see $dir/apt/update.log)"; return 1 ;; esac
+	pkg=$(apt-cache "${apt[@]}" show "$meta:$arch=$ver" 2>/dev/null |
+		sed -n 's/^Depends: \(linux-headers-6\.1[^ ,]*-'"$flavour"'\) .*/\1/p' | head -n 1)
+	deps=$(apt-cache "${apt[@]}" show "$pkg:$arch=$ver" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
+	kb=$(printf '%s\n' "$deps" | tr ',' '\n' | sed -n 's/^ *\(linux-kbuild-[^ ]*\) .*/\1/p' | head -n 1)
+	[ -n "$pkg" ] && [ -n "$kb" ] || { ressd_log "cannot resolve $meta:$arch $ver"; return 1; }
+	tmp=$(mktemp -d) || return 1
+	if ! (cd "$tmp" && apt-get "${apt[@]}" download "$pkg:$arch=$ver" \
+		"${pkg%-"$flavour"}-common=$ver" "$kb:amd64=$ver" >"$dir/apt/download.log" 2>&1); then
+		rm -rf "$tmp"
+		ressd_log "could not fetch $pkg $ver (see $dir/apt/download.log)"
+		return 1
+	fi
+	rm -rf "$dir/root"
+	for f in "$tmp"/*.deb; do
+		dpkg-deb -x "$f" "$dir/root" || { rm -rf "$tmp"; return 1; }
+	done
+	rm -rf "$tmp"
+	# Its Makefile includes the common headers' by absolute path.
+	sed -i "s,^include /usr/src/,include $dir/root/usr/src/," "$dir/root/usr/src/$pkg/Makefile" 2>/dev/null &&
+		grep -q "^include $dir/root/usr/src/.*-common/Makefile" "$dir/root/usr/src/$pkg/Makefile" ||
+		{ ressd_log "$pkg unpacked without the expected Makefile"; return 1; }
+	echo "$dir/root/usr/src/$pkg" >"$dir/.unpacked"
+	cat "$dir/.unpacked"
 }
 
 # ressd_build_writeboost <dir>: build dm-writeboost.ko from Debian's

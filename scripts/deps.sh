@@ -22,6 +22,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	dmsetup fio blktrace e2fsprogs util-linux procps gawk jq
 	sparse python3 python3-venv python3-pip python3-matplotlib dkms
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 )
 if [ "${1:-}" = bench ]; then
 	pkgs+=(f2fs-tools bcache-tools postmark sqlite3)
@@ -67,6 +68,12 @@ for series in "${series_list[@]}"; do
 			ressd_die "no Debian $series kernel with matching headers"
 	fi
 	kvers+=" $kver"
+done
+# make check's cross builds for the boards: Debian's arm64 and armhf
+# headers, unpacked into the cache.
+for c in "arm64 arm64" "armhf armmp"; do
+	# shellcheck disable=SC2086
+	ressd_cross_headers $c >/dev/null || ressd_die "no Debian 6.1 headers for ${c%% *}"
 done
 if [ "${1:-}" = bench ]; then
 	ressd_writeboost_source >/dev/null || ressd_log "warning: no dm-writeboost source: the bench will skip it"

@@ -300,7 +300,8 @@ int ftlsim_param_set(struct ftlsim_params *p, const char *key,
 			*error = k->invalid;
 			return r;
 		}
-		if (r || v < k->min || v % k->align) {
+		/* v <= k->max, a u32: no u64 '%' for a 32-bit kernel */
+		if (r || v < k->min || (u32)v % k->align) {
 			*error = k->range;
 			return -EINVAL;
 		}
