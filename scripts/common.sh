@@ -8,9 +8,10 @@
 #                     ressd_debian_kver, ressd_source_tree
 #   building          ressd_build_modules, ressd_build_bench_modules,
 #                     ressd_writeboost_source, ressd_build_writeboost,
-#                     ressd_cross_headers
+#                     ressd_cross_apt, ressd_cross_headers, ressd_arm64_root
 #   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
-#                     ressd_boot_uml (the UML debug kernel), ressd_boot
+#                     ressd_boot_uml (the UML debug kernel),
+#                     ressd_boot_arm64 (Debian's arm64 kernel), ressd_boot
 #   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad,
 #                     ressd_our_warnings, ressd_kunit_suites, ressd_kunit_judge
 #   reporting         ressd_pass, ressd_fail, ressd_report
@@ -164,41 +165,51 @@ ressd_writeboost_source() {
 	ls -d "$dir"/usr/src/dm-writeboost-* 2>/dev/null | sort -V | tail -n 1 | grep .
 }
 
+# ressd_cross_apt <debian arch> apt-get|apt-cache <args...>: apt through a
+# state of its own in the cache (the signed indexes of the machine's apt
+# sources, for that architecture and amd64): packages of another
+# architecture are fetched with apt-get download, never installed, and no
+# foreign architecture is added to dpkg.
+ressd_cross_apt() {
+	local dir=$RESSD_CACHE/cross/$1 arch=$1 tool=$2
+	shift 2
+	mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+	"$tool" -q -o "APT::Architecture=$arch" -o "APT::Architectures::=$arch" -o APT::Architectures::=amd64 \
+		-o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache" \
+		-o Dir::State::status=/dev/null "$@"
+}
+
 # ressd_cross_headers <debian arch> <flavour>: the headers of Debian's 6.1
 # kernel of another architecture (arm64 arm64, armhf armmp), for make
-# check's cross builds.  Fetched with apt-get download through an apt state
-# of their own in the cache (the signed indexes of the machine's apt
-# sources, for that architecture and amd64: no foreign architecture is
-# added to dpkg, nothing is installed), and unpacked there with the amd64
-# linux-kbuild package of the same version, whose host programs the
-# headers' scripts link points to.  Prints the headers directory (KDIR).
+# check's cross builds and the arm64 guest, unpacked into the cache
+# (ressd_cross_apt) with the amd64 linux-kbuild package of the same version,
+# whose host programs the headers' scripts link points to.  Prints the
+# headers directory (KDIR); the package version is in the .version file
+# beside .unpacked.
 ressd_cross_headers() {
-	local arch=$1 flavour=$2 dir apt meta ver pkg deps kb tmp f
+	local arch=$1 flavour=$2 dir meta ver pkg deps kb tmp f
 	dir=$RESSD_CACHE/cross/$arch
 	if [ -e "$dir/.unpacked" ]; then
 		cat "$dir/.unpacked"
 		return
 	fi
-	apt=(-q -o "APT::Architecture=$arch" -o "APT::Architectures::=$arch" -o APT::Architectures::=amd64
-		-o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
-		-o Dir::State::status=/dev/null)
-	mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+	mkdir -p "$dir"
 	# An index that fails (a mirror in sync) drops its suite: the
 	# packages are then taken from the suites that loaded.
-	apt-get "${apt[@]}" update >"$dir/apt/update.log" 2>&1
+	ressd_cross_apt "$arch" apt-get update >"$dir/update.log" 2>&1
 	meta=linux-headers-$flavour
-	ver=$(apt-cache "${apt[@]}" policy "$meta:$arch" 2>/dev/null | sed -n 's/^ *Candidate: //p')
-	case $ver in "" | "(none)") ressd_log "no $meta:$arch in the apt sources (see $dir/apt/update.log)"; return 1 ;; esac
-	pkg=$(apt-cache "${apt[@]}" show "$meta:$arch=$ver" 2>/dev/null |
+	ver=$(ressd_cross_apt "$arch" apt-cache policy "$meta:$arch" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	case $ver in "" | "(none)") ressd_log "no $meta:$arch in the apt sources (see $dir/update.log)"; return 1 ;; esac
+	pkg=$(ressd_cross_apt "$arch" apt-cache show "$meta:$arch=$ver" 2>/dev/null |
 		sed -n 's/^Depends: \(linux-headers-6\.1[^ ,]*-'"$flavour"'\) .*/\1/p' | head -n 1)
-	deps=$(apt-cache "${apt[@]}" show "$pkg:$arch=$ver" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
+	deps=$(ressd_cross_apt "$arch" apt-cache show "$pkg:$arch=$ver" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
 	kb=$(printf '%s\n' "$deps" | tr ',' '\n' | sed -n 's/^ *\(linux-kbuild-[^ ]*\) .*/\1/p' | head -n 1)
 	[ -n "$pkg" ] && [ -n "$kb" ] || { ressd_log "cannot resolve $meta:$arch $ver"; return 1; }
 	tmp=$(mktemp -d) || return 1
-	if ! (cd "$tmp" && apt-get "${apt[@]}" download "$pkg:$arch=$ver" \
-		"${pkg%-"$flavour"}-common=$ver" "$kb:amd64=$ver" >"$dir/apt/download.log" 2>&1); then
+	if ! (cd "$tmp" && ressd_cross_apt "$arch" apt-get download "$pkg:$arch=$ver" \
+		"${pkg%-"$flavour"}-common=$ver" "$kb:amd64=$ver" >"$dir/download.log" 2>&1); then
 		rm -rf "$tmp"
-		ressd_log "could not fetch $pkg $ver (see $dir/apt/download.log)"
+		ressd_log "could not fetch $pkg $ver (see $dir/download.log)"
 		return 1
 	fi
 	rm -rf "$dir/root"
@@ -210,8 +221,81 @@ ressd_cross_headers() {
 	sed -i "s,^include /usr/src/,include $dir/root/usr/src/," "$dir/root/usr/src/$pkg/Makefile" 2>/dev/null &&
 		grep -q "^include $dir/root/usr/src/.*-common/Makefile" "$dir/root/usr/src/$pkg/Makefile" ||
 		{ ressd_log "$pkg unpacked without the expected Makefile"; return 1; }
+	echo "$ver" >"$dir/.version"
 	echo "$dir/root/usr/src/$pkg" >"$dir/.unpacked"
 	cat "$dir/.unpacked"
+}
+
+# The arm64 guest's modules (rootfs and initramfs below), in load order
+# with what they need, for a root on 9p and virtio disks.
+RESSD_ARM64_INITRD_MODULES='virtio_pci virtio_blk 9pnet_virtio 9p'
+
+# ressd_arm64_root: the arm64 guest, kept in the cache: Debian 12's
+# minimal arm64 userland (debootstrap --foreign: every package unpacked,
+# none configured, which the tests do not need; passwd, group and awk set by
+# hand), the Debian arm64 kernel image of the headers ressd_cross_headers
+# fetched (its modules and depmod's tables in the root), and an initramfs
+# of busybox and the modules that mount the root from 9p.  Prints the
+# directory: root/, vmlinuz, initrd.img, kver.
+ressd_arm64_root() {
+	local dir=$RESSD_CACHE/arm64 kdir kver ver tmp f m mods
+	if [ -e "$dir/.done" ]; then
+		echo "$dir"
+		return
+	fi
+	kdir=$(ressd_cross_headers arm64 arm64) || return 1
+	kver=${kdir##*/linux-headers-}
+	ver=$(cat "$RESSD_CACHE/cross/arm64/.version")
+	command -v debootstrap >/dev/null || { ressd_log "no debootstrap (run make deps)"; return 1; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	ressd_log "building the arm64 guest in $dir"
+	if ! debootstrap --foreign --arch=arm64 --variant=minbase \
+		--include=dmsetup,kmod,procps,gawk,e2fsprogs,util-linux,fio,busybox-static \
+		bookworm "$dir/root" "${RESSD_DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
+		>"$dir/debootstrap.log" 2>&1; then
+		ressd_log "debootstrap failed (see $dir/debootstrap.log)"
+		return 1
+	fi
+	for f in "$dir"/root/var/cache/apt/archives/*.deb; do
+		dpkg-deb -x "$f" "$dir/root" || return 1
+	done
+	rm -f "$dir"/root/var/cache/apt/archives/*.deb
+	cp "$dir/root/usr/share/base-passwd/passwd.master" "$dir/root/etc/passwd"
+	cp "$dir/root/usr/share/base-passwd/group.master" "$dir/root/etc/group"
+	ln -sf gawk "$dir/root/usr/bin/awk"
+	tmp=$(mktemp -d) || return 1
+	if ! (cd "$tmp" && ressd_cross_apt arm64 apt-get download "linux-image-$kver:arm64=$ver" \
+		>"$dir/download.log" 2>&1) || ! dpkg-deb -x "$tmp"/*.deb "$dir/root"; then
+		rm -rf "$tmp"
+		ressd_log "could not fetch linux-image-$kver $ver (see $dir/download.log)"
+		return 1
+	fi
+	rm -rf "$tmp"
+	depmod -b "$dir/root" "$kver" || return 1
+	cp "$dir/root/boot/vmlinuz-$kver" "$dir/vmlinuz"
+	echo "$kver" >"$dir/kver"
+	# The initramfs: busybox, the modules in the order modules.dep gives
+	# (what a module needs first), and tests/arm64-initrd.sh as /init.
+	tmp=$(mktemp -d) || return 1
+	mkdir -p "$tmp/bin" "$tmp/lib/modules" "$tmp/proc" "$tmp/sys" "$tmp/dev" "$tmp/newroot"
+	cp "$dir/root/bin/busybox" "$tmp/bin/busybox"
+	mods=$(for m in $RESSD_ARM64_INITRD_MODULES; do
+		awk -v m="/$m.ko" -F': *' 'index($1, m) && substr($1, length($1) - length(m) + 1) == m {
+			n = split($2, d, " "); for (i = n; i >= 1; i--) print d[i]; print $1 }' \
+			"$dir/root/lib/modules/$kver/modules.dep"
+	done | awk '!seen[$0]++')
+	[ -n "$mods" ] || { rm -rf "$tmp"; ressd_log "no initramfs modules in modules.dep"; return 1; }
+	for m in $mods; do
+		cp "$dir/root/lib/modules/$kver/$m" "$tmp/lib/modules/" || { rm -rf "$tmp"; return 1; }
+		basename "$m" >>"$tmp/lib/modules/order"
+	done
+	cp "$RESSD_TOP/tests/arm64-initrd.sh" "$tmp/init"
+	chmod +x "$tmp/init"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir/initrd.img" || { rm -rf "$tmp"; return 1; }
+	rm -rf "$tmp"
+	touch "$dir/.done"
+	echo "$dir"
 }
 
 # ressd_build_writeboost <dir>: build dm-writeboost.ko from Debian's
@@ -288,6 +372,36 @@ ressd_boot_uml() {
 	timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" "$kdir/linux" mem=1G log_buf_len=16M "${ubd[@]}" \
 		panic_on_warn="${RESSD_PANIC_ON_WARN:-1}" root=/dev/root rootfstype=hostfs rootflags=/ rw \
 		init="$init" con=null con0=fd:0,fd:1 </dev/null >"$log" 2>&1
+	rc=$?
+	ressd_vm_unlock
+	return $rc
+}
+
+# ressd_boot_arm64 <guest dir> <out dir> <console log> <init script> <disk
+# image>...: boot the arm64 guest of ressd_arm64_root once under
+# qemu-system-aarch64 (software emulation, a Cortex-A72 "virt" machine)
+# with its root read-only on 9p, the tree read-only and <out dir> writable
+# at their host paths, each image a virtio disk (/dev/vda, ...), and
+# <init script> as PID 1.  Returns QEMU's status (124 when
+# RESSD_GUEST_TIMEOUT, default 3600 s, ran out).
+ressd_boot_arm64() {
+	local g=$1 out=$2 log=$3 init=$4 img drives=() rc share
+	shift 4
+	for img in "$@"; do
+		drives+=(-drive "file=$img,format=raw,if=virtio,cache=none")
+	done
+	# the mount points of the tree, in the root (the guest's is read-only)
+	mkdir -p "$g/root$RESSD_TOP"
+	share=security_model=none,multidevs=remap
+	ressd_vm_lock
+	timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" qemu-system-aarch64 -M virt -cpu cortex-a72 \
+		-smp 2 -m "${RESSD_GUEST_MEM:-2G}" -nographic -no-reboot \
+		-kernel "$g/vmlinuz" -initrd "$g/initrd.img" \
+		-append "console=ttyAMA0 panic=-1 ressd.top=$RESSD_TOP ressd.out=$out ressd.init=$init" \
+		-virtfs "local,path=$g/root,mount_tag=root,readonly=on,$share" \
+		-virtfs "local,path=$RESSD_TOP,mount_tag=top,readonly=on,$share" \
+		-virtfs "local,path=$out,mount_tag=out,$share" \
+		"${drives[@]}" </dev/null >"$log" 2>&1
 	rc=$?
 	ressd_vm_unlock
 	return $rc

@@ -4,6 +4,9 @@
 #   scripts/test-guest.sh vm    [test ...]   Debian kernel under QEMU (virtme-ng)
 #   scripts/test-guest.sh uml   [test ...]   UML debug kernel (KASAN, lockdep)
 #   scripts/test-guest.sh kunit              KUnit suites in the UML kernel
+#   scripts/test-guest.sh arm64 [test ...]   Debian's arm64 kernel under
+#                                            qemu-system-aarch64 (6.1 only;
+#                                            default: the smoke set below)
 #
 # The kernel is of the series RESSD_KERNEL (6.1 by default, or 6.12): the
 # Debian image of that series for vm, the UML kernel built from its
@@ -18,8 +21,12 @@ set -uo pipefail
 
 kind=${1:?usage: test-guest.sh vm|uml|kunit [test ...]}
 shift
-case $kind in vm | uml | kunit) ;; *) ressd_die "unknown guest kind $kind" ;; esac
+case $kind in vm | uml | kunit | arm64) ;; *) ressd_die "unknown guest kind $kind" ;; esac
+[ $kind = arm64 ] && [ "$RESSD_KERNEL" != 6.1 ] && ressd_die "the arm64 guest runs Debian's 6.1 kernel only"
 layer=$kind-$RESSD_KERNEL
+# The arm64 smoke set: create, write, power cuts and recovery, the mover,
+# remove, each with an oracle (the self-checking writer, fio's checksums).
+RESSD_ARM64_SMOKE=(datapath integrity powercut fio-verify lifecycle-remove)
 
 tests=()
 for t in "$@"; do
@@ -27,7 +34,11 @@ for t in "$@"; do
 	[ -f "$t" ] || ressd_die "no such test: $t"
 	tests+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")")
 done
-if [ $kind != kunit ] && [ ${#tests[@]} -eq 0 ]; then
+if [ $kind = arm64 ] && [ ${#tests[@]} -eq 0 ]; then
+	for t in "${RESSD_ARM64_SMOKE[@]}"; do
+		tests+=("$RESSD_TOP/tests/functional/$t.sh")
+	done
+elif [ $kind != kunit ] && [ ${#tests[@]} -eq 0 ]; then
 	tests=("$RESSD_TOP"/tests/functional/*.sh)
 fi
 
@@ -58,6 +69,10 @@ if [ $kind = vm ]; then
 	kver=$(ressd_debian_kver) || ressd_die "no Debian kernel with headers (run make deps)"
 	kdir=/usr/src/linux-headers-$kver
 	arch=()
+elif [ $kind = arm64 ]; then
+	guest=$(ressd_arm64_root) || fail_all "arm64 guest: could not build it (run make deps)"
+	kdir=$(ressd_cross_headers arm64 arm64) || fail_all "arm64 guest: no headers"
+	arch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 else
 	kdir=$(bash "$RESSD_TOP/scripts/uml-kernel.sh") || fail_all "uml-kernel-build"
 	arch=(ARCH=um)
@@ -75,6 +90,18 @@ if printf '%s\n' "${tests[@]}" | grep -q '/tools/ressdsetup/'; then
 		fail_all "build: tools/ressdsetup (see $out/tools.log)"
 fi
 
+# The arm64 guest has no compiler: the test programs are built here.
+prebuilt=
+if [ $kind = arm64 ]; then
+	prebuilt=$out/prebuilt
+	mkdir -p "$prebuilt"
+	{ aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -o "$prebuilt/ressd-writer" \
+		"$RESSD_TOP/tests/tools/ressd-writer.c" "$RESSD_TOP/tools/lib/crc32c.c" -lpthread &&
+		aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -o "$prebuilt/ressd-replay" \
+			"$RESSD_TOP/tests/crash/ressd-replay.c"; } >"$out/prebuilt.log" 2>&1 ||
+		fail_all "build: the test programs for arm64 (see $out/prebuilt.log)"
+fi
+
 # 2. Scratch disks (sparse files).
 truncate -s "${RESSD_DISK_A_SIZE:-1G}" "$out/disk-a.img"
 truncate -s "${RESSD_DISK_B_SIZE:-512M}" "$out/disk-b.img"
@@ -86,6 +113,7 @@ start=$(date +%s)
 # The guest's command is a script in $out, never the kernel's command line:
 # virtme-ng passes --exec there, and a long list of tests overran the
 # 2048 bytes x86 keeps (the guest then hung before running anything).
+[ -n "$prebuilt" ] && genv+=" RESSD_PREBUILT=$prebuilt"
 printf '#!/bin/bash\nexec env %s bash %s %s %s %s %s\n' "$genv" "$RESSD_TOP/tests/guest-init.sh" \
 	"$kind" "$res" "$bdir" "${tests[*]}" >"$out/init.sh"
 chmod +x "$out/init.sh"
@@ -93,6 +121,8 @@ if [ $kind = vm ]; then
 	# The guest sees the host read-only, except $out: its results, and
 	# what a test keeps for the next boot (vmkill's journal beside them).
 	ressd_boot_vm "$kver" "$out" "$out/console.log" "bash $out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
+elif [ $kind = arm64 ]; then
+	ressd_boot_arm64 "$guest" "$out" "$out/console.log" "$out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
 else
 	ressd_boot_uml "$kdir" "$out/console.log" "$out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
 fi

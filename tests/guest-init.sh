@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs inside a guest (the UML debug kernel as PID 1, or the Debian kernel
-# under virtme-ng): loads the module, runs each test script with a timeout,
+# Runs inside a guest (the UML debug kernel as PID 1, the Debian kernel
+# under virtme-ng, or as PID 1 the Debian arm64 kernel under
+# qemu-system-aarch64): loads the module, runs each test script with a timeout,
 # and writes one line per test to $RES/results.txt:
 #
 #   PASS <name> <seconds>
@@ -9,7 +10,7 @@
 # A test fails when its script exits non-zero or when the kernel log during
 # the test shows a warning, a BUG, a KASAN/UBSAN/lockdep report or a trace.
 #
-# usage: guest-init.sh <uml|vm|kunit> <results dir> <module dir> [test ...]
+# usage: guest-init.sh <uml|vm|kunit|arm64> <results dir> <module dir> [test ...]
 set -u
 kind=$1 RES=$2 MOD=$3
 shift 3
@@ -18,7 +19,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/scripts/common.sh"
 
 if [ "$kind" != vm ]; then
-	# UML: we are init.  The root is the host's, through hostfs.
+	# UML: we are init.  The root is the host's, through hostfs (arm64:
+	# its own, on 9p).
 	mount -t proc proc /proc
 	mount -t sysfs sys /sys
 	mount -t devtmpfs dev /dev
@@ -35,7 +37,7 @@ export RESSD_TOP=$TOP RESSD_KIND=$kind RESSD_MOD=$MOD RESSD_RES=$RES
 export DM_DISABLE_UDEV=1
 export TMPDIR=/run/ressd-tmp
 mkdir -p "$TMPDIR"
-if [ "$kind" = vm ]; then
+if [ "$kind" = vm ] || [ "$kind" = arm64 ]; then
 	export RESSD_DISK_A=/dev/vda RESSD_DISK_B=/dev/vdb
 else
 	export RESSD_DISK_A=/dev/ubda RESSD_DISK_B=/dev/ubdb
@@ -54,7 +56,7 @@ finish() {
 dmesg >"$RES/boot.dmesg" 2>&1
 dmesg -C
 
-if [ "$kind" = vm ]; then
+if [ "$kind" = vm ] || [ "$kind" = arm64 ]; then
 	modprobe -a dm-mod dm-flakey dm-log-writes libcrc32c crc32c 2>>"$RES/boot.dmesg"
 fi
 

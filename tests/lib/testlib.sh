@@ -188,6 +188,11 @@ delay_log_reads_fail() {
 # into $TMPDIR, once a boot, and set $REPLAY.
 replay_build() {
 	local src=$RESSD_TOP/tests/crash/ressd-replay.c
+	if [ -n "${RESSD_PREBUILT:-}" ]; then	# (writer_build)
+		REPLAY=$RESSD_PREBUILT/ressd-replay
+		[ -x "$REPLAY" ] || fail "no $REPLAY"
+		return
+	fi
 	REPLAY=$TMPDIR/ressd-replay
 	if [ ! -x "$REPLAY" ] || [ "$src" -nt "$REPLAY" ]; then
 		cc -O2 -Wall -Wextra -o "$REPLAY.new" "$src" ||

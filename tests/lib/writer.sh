@@ -3,9 +3,15 @@
 # the journal and what each verify mode allows).  Sourced after testlib.sh.
 
 # writer_build: compile the writer into $TMPDIR (once per guest boot) and set
-# $WRITER.  The guest sees the host's root, so cc is there.
+# $WRITER.  The guest sees the host's root, so cc is there; the arm64 guest
+# has no compiler: the host built it for it into $RESSD_PREBUILT.
 writer_build() {
 	local src=$RESSD_TOP/tests/tools/ressd-writer.c
+	if [ -n "${RESSD_PREBUILT:-}" ]; then
+		WRITER=$RESSD_PREBUILT/ressd-writer
+		[ -x "$WRITER" ] || fail "no $WRITER"
+		return
+	fi
 	WRITER=$TMPDIR/ressd-writer
 	if [ ! -x "$WRITER" ] || [ "$src" -nt "$WRITER" ]; then
 		cc -O2 -Wall -Wextra -o "$WRITER.new" "$src" \
