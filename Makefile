@@ -16,6 +16,9 @@
 #                        6.1 by default, or 6.12)
 #   make test-arm64      the arm64 smoke set in Debian's arm64 kernel under
 #                        qemu-system-aarch64 (ARM64_TESTS= other tests)
+#   make test-boot       a root file system on dm-ressd booted through the
+#                        initramfs-tools hook and the dracut module, killed
+#                        and booted again (tests/boot/root-initramfs.sh)
 #   make test-host       host tests of the tools and packaging (tests/host)
 #   make test            all of the above in both kernels (scripts/test-all.sh
 #                        says which layer runs where), one summary line
@@ -47,7 +50,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 # Run these scripts with bash explicitly: a fresh clone may lose modes.
 SH := bash
 
-.PHONY: all modules tools clean install check kunit test-uml test-vm test-arm64 test-host test test-quick deps demo bench \
+.PHONY: all modules tools clean install check kunit test-uml test-vm test-arm64 test-boot test-host test test-quick deps demo bench \
 	bench-cpu dkms-install dkms-remove soak graph
 
 all: modules
@@ -89,6 +92,9 @@ test-vm:
 
 test-arm64:
 	$(SH) scripts/test-guest.sh arm64 $(ARM64_TESTS)
+
+test-boot:
+	$(SH) tests/boot/root-initramfs.sh
 
 test-host:
 	$(SH) scripts/test-host.sh

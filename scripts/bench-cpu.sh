@@ -11,7 +11,8 @@
 # (tests/bench/cpu-guest.sh) runs fio on dm-linear and on dm-ressd over the
 # same range of one brd device: 4 KiB random reads with an empty and with a
 # full index (queue depth 1 and 32), 1 MiB sequential writes, 4 KiB random
-# writes (queue depth 1 and 32, mover resumed).  Each case runs CPU_REPS
+# writes (queue depth 1 and 32, mover resumed), and then the latency of
+# sqlite3 commits on ext4 over each target.  Each case runs CPU_REPS
 # times, the targets interleaved; the table gives the medians of IOPS, MB/s
 # and CPU time per I/O and the medians of the per-repetition ratios
 # dm-ressd / dm-linear.  Writes
@@ -26,13 +27,14 @@
 # CPU_PERF (unset; a case: one more dm-ressd run of it under perf, its
 # report in perf-<case>.txt), CPU_CRC32C (unset; generic: dm-ressd's
 # checksums by the table-driven crc32c, not by the crc32 instruction, which
-# software emulation computes bit by bit), CPU_RESULTS (results/cpu).
+# software emulation computes bit by bit), CPU_SQLITE_TXNS (300 commits a
+# run; 0: no sqlite3 runs), CPU_RESULTS (results/cpu).
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case ${1:-} in
--h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,32p' "$0"; exit 0 ;;
 "") ;;
 *) ressd_die "unknown argument $1 (see --help)" ;;
 esac

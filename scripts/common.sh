@@ -237,9 +237,11 @@ RESSD_ARM64_INITRD_MODULES='virtio_pci virtio_blk 9pnet_virtio 9p'
 # fetched (its modules and depmod's tables in the root), and an initramfs
 # of busybox and the modules that mount the root from 9p.  Prints the
 # directory: root/, vmlinuz, initrd.img, kver.
+RESSD_ARM64_PACKAGES=dmsetup,kmod,procps,gawk,e2fsprogs,util-linux,fio,busybox-static,python3
 ressd_arm64_root() {
 	local dir=$RESSD_CACHE/arm64 kdir kver ver tmp f m mods
-	if [ -e "$dir/.done" ]; then
+	# (built again when the package list changed)
+	if [ "$(cat "$dir/.done" 2>/dev/null)" = "$RESSD_ARM64_PACKAGES" ]; then
 		echo "$dir"
 		return
 	fi
@@ -251,7 +253,7 @@ ressd_arm64_root() {
 	mkdir -p "$dir"
 	ressd_log "building the arm64 guest in $dir"
 	if ! debootstrap --foreign --arch=arm64 --variant=minbase \
-		--include=dmsetup,kmod,procps,gawk,e2fsprogs,util-linux,fio,busybox-static \
+		--include="$RESSD_ARM64_PACKAGES" \
 		bookworm "$dir/root" "${RESSD_DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
 		>"$dir/debootstrap.log" 2>&1; then
 		ressd_log "debootstrap failed (see $dir/debootstrap.log)"
@@ -294,7 +296,7 @@ ressd_arm64_root() {
 	chmod +x "$tmp/init"
 	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir/initrd.img" || { rm -rf "$tmp"; return 1; }
 	rm -rf "$tmp"
-	touch "$dir/.done"
+	echo "$RESSD_ARM64_PACKAGES" >"$dir/.done"
 	echo "$dir"
 }
 

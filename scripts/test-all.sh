@@ -3,7 +3,8 @@
 #
 #   scripts/test-all.sh           deps, check, host, fuzz (30 s a target),
 #                                 kunit-6.1, kunit-6.12, uml-6.12, crash,
-#                                 vm-6.1, vm-6.12, arm64-6.1 (the smoke set)
+#                                 vm-6.1, vm-6.12, arm64-6.1 (the smoke set),
+#                                 boot-6.1 (root on dm-ressd, killed, booted)
 #   scripts/test-all.sh --quick   the same without the vm layers
 #
 # The two kernels (scripts/deps.sh test installs both): KUnit runs in the
@@ -27,7 +28,7 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$RESSD_TOP"
 
-layers=(check host fuzz kunit-6.1 kunit-6.12 uml-6.12 crash vm-6.1 vm-6.12 arm64-6.1)
+layers=(check host fuzz kunit-6.1 kunit-6.12 uml-6.12 crash vm-6.1 vm-6.12 arm64-6.1 boot-6.1)
 [ "${1:-}" = --quick ] && layers=(check host fuzz kunit-6.1 kunit-6.12 uml-6.12 crash)
 
 start=$(date +%s)
@@ -62,6 +63,10 @@ for layer in "${layers[@]}"; do
 			bash scripts/test-guest.sh uml tests/crash/replay.sh
 		rc=$?
 		counts=.out/crash/counts ;;
+	boot-*)	# about 3 minutes: 6 boots
+		RESSD_KERNEL=$series bash tests/boot/root-initramfs.sh
+		rc=$?
+		counts=.out/$layer/counts ;;
 	arm64-*)	# the smoke set (scripts/test-guest.sh), about 4 minutes
 		RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh arm64
 		rc=$?

@@ -98,7 +98,11 @@ if [ $kind = arm64 ]; then
 	{ aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -o "$prebuilt/ressd-writer" \
 		"$RESSD_TOP/tests/tools/ressd-writer.c" "$RESSD_TOP/tools/lib/crc32c.c" -lpthread &&
 		aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -o "$prebuilt/ressd-replay" \
-			"$RESSD_TOP/tests/crash/ressd-replay.c"; } >"$out/prebuilt.log" 2>&1 ||
+			"$RESSD_TOP/tests/crash/ressd-replay.c" &&
+		aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" \
+			-o "$prebuilt/ressd-corrupt" "$RESSD_TOP/tests/tools/ressd-corrupt.c" \
+			"$RESSD_TOP/tools/ressdsetup/crc32c.c" "$RESSD_TOP/tools/lib/crc32c.c"; } \
+		>"$out/prebuilt.log" 2>&1 ||
 		fail_all "build: the test programs for arm64 (see $out/prebuilt.log)"
 fi
 

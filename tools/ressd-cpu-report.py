@@ -189,7 +189,7 @@ def main():
         sys.exit(__doc__)
     gdir, rdir = sys.argv[1], sys.argv[2]
     meta = parse_kv(sys.argv[3:])
-    config, fill, recs = {}, None, []
+    config, fill, recs, sqlite_recs = {}, None, [], []
     with open(os.path.join(gdir, "records.txt")) as f:
         for line in f:
             words = line.split()
@@ -201,6 +201,8 @@ def main():
                 fill = parse_kv(words[1:])
             elif words[0] == "REC":
                 recs.append(parse_kv(words[1:]))
+            elif words[0] == "SQLITE":
+                sqlite_recs.append(parse_kv(words[1:]))
     clk_tck = int(config.get("clk_tck", 100))
     if config.get("cd_variant", "-") != "-":
         TARGET_NAME["ressd_cd"] = "dm-ressd cd=%s" % config["cd_variant"]
@@ -327,6 +329,45 @@ def main():
                               fmt(s["lat_p50_us"], 1), fmt(s["lat_p99_us"], 1), fmt(s["lat_p999_us"], 1)])
     lat_tab = table(lrows, lheader, "llrrrr")
 
+    # ---- sqlite3 commits ----
+    sqlite = {}
+    for rec in sqlite_recs:
+        t = rec.get("target")
+        try:
+            with open(os.path.join(gdir, rec["lat"])) as f:
+                vals = [int(v) / 1000.0 for v in f.read().split()]
+        except (OSError, KeyError, ValueError) as e:
+            errors.append("sqlite %s/%s: %s" % (t, rec.get("rep"), e))
+            continue
+        if len(vals) != int(rec.get("txns", -1)):
+            errors.append("sqlite %s/%s: %d of %s commits timed" % (t, rec.get("rep"), len(vals), rec.get("txns")))
+            continue
+        sqlite.setdefault(t, []).append(vals)
+
+    def pct(vals, q):
+        v = sorted(vals)
+        return v[min(len(v) - 1, int(q * len(v)))]
+    sq_rows = []
+    for t in ("linear", "ressd"):
+        if t not in sqlite:
+            continue
+        every = [v for run in sqlite[t] for v in run]
+        s = {"runs": len(sqlite[t]), "commits": len(every), "mean_us": statistics.mean(every),
+             "p50_us": pct(every, 0.5), "p99_us": pct(every, 0.99), "p999_us": pct(every, 0.999),
+             "run_mean_us": [round(statistics.mean(r), 1) for r in sqlite[t]]}
+        sqlite[t] = s
+        sq_rows.append([TARGET_NAME[t], str(s["commits"]), fmt(s["mean_us"], 1), fmt(s["p50_us"], 1),
+                        fmt(s["p99_us"], 1), fmt(s["p999_us"], 1),
+                        " / ".join("%.0f" % v for v in s["run_mean_us"])])
+    if "linear" in sqlite and "ressd" in sqlite:
+        sqlite["ratio"] = {k: ratio(sqlite["ressd"][k], sqlite["linear"][k])
+                           for k in ("mean_us", "p50_us", "p99_us", "p999_us")}
+        r = sqlite["ratio"]
+        sq_rows.append(["dm-ressd / dm-linear", "", fmt(r["mean_us"], 2), fmt(r["p50_us"], 2),
+                        fmt(r["p99_us"], 2), fmt(r["p999_us"], 2), ""])
+    sq_tab = table(sq_rows, ["target", "commits", "mean us", "p50 us", "p99 us", "p99.9 us",
+                             "mean us per run"], "lrrrrrl") if sq_rows else []
+
     # ---- every repetition ----
     pheader = ["case", "target", "IOPS per repetition", "IOPS ratio per repetition",
                "CPU us/IO (guest) per repetition", "CPUs busy", "ctx/IO", "mover wakeups/IO", "/proc/stat accounted"]
@@ -386,6 +427,10 @@ def main():
         lines += ["dm-ressd counters per run (medians of the status deltas; full_writes: median, and the sum over the "
                   "repetitions)", ""] + ressd_tab + [""]
     lines += ["Latency (fio's completion latency, medians over the repetitions)", ""] + lat_tab + [""]
+    if sq_tab:
+        lines += ["sqlite3 COMMIT latency on ext4 over each target (synchronous=FULL, rollback journal: "
+                  "each commit fsyncs the journal and the database; 4 rows updated and one added a "
+                  "transaction; every commit of every run pooled)", ""] + sq_tab + [""]
     lines += ["Every repetition", ""] + rep_tab + [""]
     if warnings:
         lines += ["## Warnings", ""] + ["- " + w for w in warnings] + [""]
@@ -398,12 +443,15 @@ def main():
         f.write("\n".join(lines))
     with open(os.path.join(rdir, "cpu.json"), "w") as f:
         json.dump({"meta": meta, "config": config, "fill": fill, "cases": CASE_TITLE,
-                   "summary": summary, "runs": runs, "errors": errors, "warnings": warnings,
+                   "summary": summary, "sqlite_commit": sqlite, "runs": runs, "errors": errors, "warnings": warnings,
                    "failed_cases": sorted(bad_cases)}, f, indent=1)
     print("\n".join(main_tab))
     if rrows:
         print()
         print("\n".join(ressd_tab))
+    if sq_tab:
+        print()
+        print("\n".join(sq_tab))
     print()
     print("\n".join(rep_tab))
     if warnings:

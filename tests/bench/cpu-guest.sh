@@ -36,7 +36,9 @@
 # <out>/perf-<case>.txt; not counted in the table), CPU_CRC32C (unset: the
 # kernel's choice, crc32c-intel on x86; generic: the table-driven C code,
 # since under software emulation the crc32 instruction costs about 30 us a
-# 4 KiB block, a hundred times what it costs on the hardware).
+# 4 KiB block, a hundred times what it costs on the hardware),
+# CPU_SQLITE_TXNS (300: sqlite3 commits timed a run on ext4 over each
+# target, after the cases; 0: none).
 # shellcheck source-path=SCRIPTDIR
 
 # fio's exec_prerun/exec_postrun of each job call this script back:
@@ -353,6 +355,42 @@ for cs in $CASES; do
 	say "case $cs: $(case_fio_args "$cs")"
 	run_case "$cs"
 done
+
+# ---- sqlite3 commits on ext4 ----
+
+# The latency of a sqlite3 COMMIT (synchronous=FULL, rollback journal: two
+# fsyncs and a journal deletion) on ext4 over each target, CPU_SQLITE_TXNS
+# transactions a run (0: none), CPU_REPS runs each, the targets
+# alternating.  Both map the same range: each run makes a new file system,
+# and dm-ressd's log is drained after its run, so that dm-linear then sees
+# everything dm-ressd wrote.
+SQL_TXNS=${CPU_SQLITE_TXNS:-300}
+sqlite_run() {	# <target> <rep>
+	local dev=/dev/mapper/$1 mnt=$BENCH_TMP/sqlite-mnt lat=sqlite-$1-$2.lat
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || bench_die "mkfs.ext4 on $dev"
+	mkdir -p "$mnt"
+	mount "$dev" "$mnt" || bench_die "mount $dev"
+	python3 "$(dirname "$SELF")/sqlite-tx.py" load "$mnt/db" 2000 || bench_die "sqlite load on $1"
+	sync
+	python3 "$(dirname "$SELF")/sqlite-tx.py" run "$mnt/db" 2000 "$SQL_TXNS" "$BENCH_OUT/$lat" ||
+		bench_die "sqlite run on $1"
+	umount "$mnt" || bench_die "umount $mnt"
+	[ "$1" = ressd ] && rs_msg drain
+	echo "SQLITE target=$1 rep=$2 txns=$SQL_TXNS lat=$lat" >>"$REC"
+}
+if [ "$SQL_TXNS" != 0 ]; then
+	for ((rep = 1; rep <= REPS; rep++)); do
+		if [ $((rep % 2)) = 1 ]; then
+			sqlite_run linear "$rep"
+			sqlite_run ressd "$rep"
+		else
+			sqlite_run ressd "$rep"
+			sqlite_run linear "$rep"
+		fi
+	done
+	say "sqlite3 commits: $REPS runs of $SQL_TXNS on each target"
+	check_kernel_log sqlite
+fi
 
 dm_remove ressd lin
 check_kernel_log end

@@ -3,7 +3,10 @@
 """A fsync-heavy small-transaction workload for the benchmarks.
 
     sqlite-tx.py load <db> <rows>            create the table (one transaction)
-    sqlite-tx.py run  <db> <rows> <txns>     run <txns> transactions
+    sqlite-tx.py run  <db> <rows> <txns> [<latency file>]
+                                             run <txns> transactions (and
+                                             write each COMMIT's time in ns,
+                                             one a line)
 
 Each transaction updates 4 random rows (a 100-byte value each) and appends
 one row to a history table, then commits.  SQLite's defaults are kept:
@@ -15,6 +18,7 @@ database in place and fsyncs it, and deletes the journal.  Deterministic
 import random
 import sqlite3
 import sys
+import time
 
 
 def main():
@@ -33,6 +37,7 @@ def main():
         db.execute("COMMIT")
     elif cmd == "run":
         txns = int(sys.argv[4])
+        lat = []
         for _ in range(txns):
             db.execute("BEGIN")
             for _ in range(4):
@@ -42,7 +47,12 @@ def main():
                            (d, rng.randbytes(100), a))
             db.execute("INSERT INTO hist(acct, delta, v) VALUES (?, ?, ?)",
                        (a, d, rng.randbytes(50)))
+            t0 = time.monotonic_ns()
             db.execute("COMMIT")
+            lat.append(time.monotonic_ns() - t0)
+        if len(sys.argv) > 5:
+            with open(sys.argv[5], "w") as f:
+                f.write("".join("%d\n" % v for v in lat))
     else:
         sys.exit("unknown command " + cmd)
     db.close()

@@ -16,7 +16,11 @@
 #    arguments: which entries, in which order, close --drain for
 #    drain-on-stop, the tunables set after open; with a loop device (when
 #    there are loop devices), a UUID= entry found by the label's UUID;
-#  - udev-id on a formatted image.
+#  - udev-id on a formatted image;
+#  - the option initramfs (tab-check, no ExecStop in its unit, tab-open
+#    --initramfs), and make install of the initramfs-tools hook and boot
+#    script and of the dracut module (tests/boot/root-initramfs.sh boots
+#    through them).
 #
 # Prints "ok:" lines (and "SKIP:" for checks that cannot run on this host,
 # which make the test fail at the end); exits non-zero at the first failure.
@@ -122,7 +126,7 @@ ressdsetup: $bad:4: device /dev/x is already used on line 2
 ressdsetup: $bad:5: 'LABEL=foo': the ressd label has only a UUID: give UUID=<uuid> or a path (for example /dev/disk/by-partlabel/...)
 ressdsetup: $bad:6: 'UUID=1234': UUID= needs a UUID like 6f0b2c1e-8d3a-4f57-9b1e-2a3c4d5e6f70 (ressdsetup check shows the label's)
 ressdsetup: $bad:7: device 'relative' must be an absolute path or UUID=<uuid>
-ressdsetup: $bad:8: unknown option 'bogus' (known: noauto, nofail, readonly, drain-on-stop, log-device=<path>, small_write_max=, high_watermark=, low_watermark=, mover_batch=)
+ressdsetup: $bad:8: unknown option 'bogus' (known: noauto, nofail, readonly, drain-on-stop, initramfs, log-device=<path>, small_write_max=, high_watermark=, low_watermark=, mover_batch=)
 ressdsetup: $bad:9: option small_write_max=7: small_write_max must be a multiple of 8 sectors below 4 MiB
 ressdsetup: $bad:10: option low_watermark=60: low_watermark must be below high_watermark
 ressdsetup: $bad:11: name 'i/j' is not valid (1 to 127 letters, digits and _.+:-)
@@ -266,6 +270,35 @@ rc=0
 	{ cat "$tmp/out"; fail "tab-open of an image file: exit $rc"; }
 ok "tab-open goes through 'ressdsetup open' (an image file refused with its message; noauto not tried)"
 
+# initramfs: parsed, no ExecStop in its unit, tab-open --initramfs takes
+# those entries only (even noauto), and no names with it
+printf 'r %s initramfs,noauto\ns %s\nt /dev/t nofail,initramfs\n' "$img" "$img.2" >"$tmp/rtab"
+"$tool" tab-check --tab "$tmp/rtab" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "tab-check with initramfs"; }
+grep -qxF "$tmp/rtab:1: r $img noauto,initramfs" "$tmp/out" &&
+	grep -qxF "$tmp/rtab:3: t /dev/t nofail,initramfs" "$tmp/out" ||
+	{ cat "$tmp/out"; fail "tab-check: the option initramfs"; }
+mkdir -p "$gen/r"
+"$tool" generator --tab "$tmp/rtab" "$gen/r" "$gen/early" "$gen/late" || fail "generator, initramfs"
+grep -q '^ExecStart=.* tab-open --tab .* t$' "$gen/r/ressd@t.service" &&
+	! grep -q '^ExecStop' "$gen/r/ressd@t.service" &&
+	grep -q '^ExecStop=.* tab-close --tab .* s$' "$gen/r/ressd@s.service" ||
+	{ cat "$gen/r/ressd@t.service" "$gen/r/ressd@s.service"; fail "generator: an initramfs entry's unit must have no ExecStop"; }
+: >"$tmp/dm.log"
+rc=0
+"$tool" tab-open --tab "$tmp/rtab" --initramfs >"$tmp/out" 2>&1 || rc=$?
+# r (noauto, initramfs) is tried and refused as an image file; t too (no
+# such device); s (no initramfs) is not tried
+{ [ "$rc" = 1 ] && grep -q "$img is a regular file" "$tmp/out" && ! grep -q "$img.2" "$tmp/out" &&
+	grep -q "/dev/t" "$tmp/out" && [ ! -s "$tmp/dm.log" ]; } ||
+	{ cat "$tmp/out"; fail "tab-open --initramfs: exit $rc"; }
+rc=0
+"$tool" tab-open --tab "$tmp/rtab" --initramfs r >"$tmp/out" 2>&1 || rc=$?
+{ [ "$rc" = 1 ] && grep -q "takes no names" "$tmp/out"; } || { cat "$tmp/out"; fail "tab-open --initramfs r: exit $rc"; }
+rc=0
+"$tool" tab-close --tab "$tmp/rtab" --initramfs >"$tmp/out" 2>&1 || rc=$?
+{ [ "$rc" = 1 ] && grep -q "unknown option --initramfs" "$tmp/out"; } || { cat "$tmp/out"; fail "tab-close --initramfs: exit $rc"; }
+ok "initramfs: parsed, its unit has no ExecStop, tab-open --initramfs opens those entries only (noauto too)"
+
 if loop=$(losetup -f --show "$img" 2>/dev/null) && loops+=("$loop"); then
 	table=$("$tool" table "$loop")
 	printf 'fast UUID=%s small_write_max=8,mover_batch=2048\nro %s readonly,noauto\n' \
@@ -294,6 +327,28 @@ else
 	skip "no loop devices: tab-open of a block device (UUID= lookup, tunables) not tested"
 fi
 unset RESSDSETUP_DMSETUP
+
+# make install: the boot files for the root file system, with the tool's
+# path put in, and make uninstall takes them away again
+d=$tmp/destdir
+make -C "$dir" install DESTDIR="$d" >"$tmp/inst.log" 2>&1 || { cat "$tmp/inst.log"; fail "make install"; }
+for f in etc/initramfs-tools/hooks/ressd etc/initramfs-tools/scripts/local-top/ressd \
+	usr/lib/dracut/modules.d/90ressd/module-setup.sh usr/lib/dracut/modules.d/90ressd/ressd-open.sh; do
+	[ -x "$d/$f" ] || fail "make install: no executable $f"
+	! grep -q @SBINDIR@ "$d/$f" || fail "make install: @SBINDIR@ left in $f"
+done
+grep -q '^RESSDSETUP=/usr/local/sbin/ressdsetup$' "$d/etc/initramfs-tools/hooks/ressd" ||
+	fail "the initramfs-tools hook does not name the installed ressdsetup"
+for f in etc/initramfs-tools/hooks/ressd etc/initramfs-tools/scripts/local-top/ressd \
+	usr/lib/dracut/modules.d/90ressd/ressd-open.sh; do
+	sh -n "$d/$f" || fail "sh -n $f"
+done
+bash -n "$d/usr/lib/dracut/modules.d/90ressd/module-setup.sh" || fail "bash -n module-setup.sh"
+make -C "$dir" install DESTDIR="$d/usr-prefix" PREFIX=/usr >>"$tmp/inst.log" 2>&1 || fail "make install PREFIX=/usr"
+[ -x "$d/usr-prefix/usr/share/initramfs-tools/hooks/ressd" ] || fail "PREFIX=/usr: the hook is not under /usr/share/initramfs-tools"
+make -C "$dir" uninstall DESTDIR="$d" >>"$tmp/inst.log" 2>&1 || fail "make uninstall"
+[ -z "$(find "$d" -path "$d/usr-prefix" -prune -o -type f -print)" ] || fail "make uninstall left $(find "$d" -type f | head -n 3)"
+ok "make install: the initramfs-tools hook and boot script (/etc, or /usr/share with PREFIX=/usr), the dracut module; make uninstall"
 
 echo "$passed checks passed, $skipped skipped"
 # A check not made is not a pass: the layer fails, and says which.

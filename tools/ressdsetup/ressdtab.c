@@ -29,7 +29,7 @@
 
 const char *const tab_usage[] = {
 	"tab-check [--tab <file>]",
-	"tab-open [--tab <file>] [<name>...]",
+	"tab-open [--tab <file>] [--initramfs | <name>...]",
 	"tab-close [--tab <file>] [<name>...]",
 	"generator [--tab <file>] <normal-dir> <early-dir> <late-dir>",
 	"udev-id <device>",
@@ -49,6 +49,7 @@ struct tab_entry {
 	char uuid[37];		/* for UUID=, lower case; else empty */
 	char *log_device;	/* log-device=, or NULL */
 	bool noauto, nofail, readonly, drain;
+	bool initramfs;		/* opened in the initramfs (the root, or what it needs) */
 	bool tun_set[NR_TUN];
 	u32 tun[NR_TUN];
 };
@@ -203,6 +204,8 @@ static int parse_option(struct tab *t, struct tab_entry *e, char *opt)
 			return e->readonly = true, 0;
 		if (!strcmp(opt, "drain-on-stop"))
 			return e->drain = true, 0;
+		if (!strcmp(opt, "initramfs"))
+			return e->initramfs = true, 0;
 	} else if (!strcmp(opt, "log-device")) {
 		if (e->log_device) {
 			tab_err(t, e->line, "option log-device given twice");
@@ -223,7 +226,7 @@ static int parse_option(struct tab *t, struct tab_entry *e, char *opt)
 			return r;
 	}
 	tab_err(t, e->line, "unknown option '%s%s%s' (known: noauto, nofail, readonly, "
-		"drain-on-stop, log-device=<path>, small_write_max=, high_watermark=, "
+		"drain-on-stop, initramfs, log-device=<path>, small_write_max=, high_watermark=, "
 		"low_watermark=, mover_batch=)", opt, eq ? "=" : "", eq ? eq : "");
 	return -1;
 }
@@ -347,6 +350,8 @@ static void entry_options(const struct tab_entry *e, char *buf, size_t n)
 		ADD("readonly");
 	if (e->drain)
 		ADD("drain-on-stop");
+	if (e->initramfs)
+		ADD("initramfs");
 	if (e->log_device)
 		ADD("log-device=%s", e->log_device);
 	for (k = 0; k < NR_TUN; k++)
@@ -359,9 +364,10 @@ static void entry_options(const struct tab_entry *e, char *buf, size_t n)
 
 /*
  * "[--tab <file>] [positional...]" of tab-* and generator: the tab file, and
- * the positional arguments left in argv[1..*npos].
+ * the positional arguments left in argv[1..*npos].  @initramfs, when not
+ * NULL, takes tab-open's --initramfs.
  */
-static int tab_args(int argc, char **argv, const char **tabp, int *npos)
+static int tab_args(int argc, char **argv, const char **tabp, int *npos, bool *initramfs)
 {
 	int i;
 
@@ -372,6 +378,8 @@ static int tab_args(int argc, char **argv, const char **tabp, int *npos)
 			*tabp = argv[++i];
 		} else if (!strncmp(argv[i], "--tab=", 6)) {
 			*tabp = argv[i] + 6;
+		} else if (initramfs && !strcmp(argv[i], "--initramfs")) {
+			*initramfs = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			errmsg("%s: unknown option %s (see %s %s --help)", argv[0], argv[i],
 			       progname, argv[0]);
@@ -391,7 +399,7 @@ int tab_check_main(int argc, char **argv)
 	size_t i, nauto = 0;
 	int npos;
 
-	if (tab_args(argc, argv, &path, &npos))
+	if (tab_args(argc, argv, &path, &npos, NULL))
 		return 1;
 	if (npos) {
 		errmsg("tab-check: too many arguments (usage: %s %s)", progname, tab_usage[0]);
@@ -519,15 +527,17 @@ static int run_child(const struct tab_ops *ops, char **argv)
 
 /*
  * The entries tab-open or tab-close acts on: the named ones (even noauto),
- * else all but noauto ones.  Returns the number of names not found.
+ * those with the option initramfs (@initramfs: in the initramfs, even
+ * noauto), else all but noauto ones.  Returns the number of names not
+ * found.
  */
-static int select_entries(struct tab *t, int npos, char **names, bool *sel)
+static int select_entries(struct tab *t, int npos, char **names, bool initramfs, bool *sel)
 {
 	int i, missing = 0;
 	size_t k;
 
 	for (k = 0; k < t->n; k++)
-		sel[k] = !npos && !t->e[k].noauto;
+		sel[k] = initramfs ? t->e[k].initramfs : !npos && !t->e[k].noauto;
 	for (i = 1; i <= npos; i++) {
 		const char *name = names[i];
 
@@ -614,18 +624,23 @@ static int tab_each(int argc, char **argv, const struct tab_ops *ops, bool rever
 {
 	const char *path;
 	struct tab t;
-	bool *sel;
+	bool *sel, initramfs = false;
 	int npos, failed;
 	size_t i, k;
 
-	if (tab_args(argc, argv, &path, &npos))
+	if (tab_args(argc, argv, &path, &npos, reverse ? NULL : &initramfs))
 		return 1;
+	if (initramfs && npos) {
+		errmsg("%s: --initramfs takes no names (usage: %s %s)", argv[0], progname,
+		       tab_usage[1]);
+		return 1;
+	}
 	if (tab_load(&t, path)) {
 		errmsg("cannot read %s: %s", path, strerror(errno));
 		return 1;
 	}
 	sel = xcalloc(t.n, sizeof(*sel));
-	failed = select_entries(&t, npos, argv, sel);
+	failed = select_entries(&t, npos, argv, initramfs, sel);
 	if (!npos)
 		failed += t.errors;
 	for (i = 0; i < t.n; i++) {
@@ -757,11 +772,18 @@ static int write_unit(const char *dir, const char *tabpath, const char *exe,
 		"Type=oneshot\n"
 		"RemainAfterExit=yes\n"
 		"TimeoutSec=0\n"
-		"ExecStart=%s tab-open --tab %s %s\n"
-		"ExecStop=%s tab-close --tab %s %s\n",
+		"ExecStart=%s tab-open --tab %s %s\n",
 		tabpath, e->line, e->name, tabpath,
 		dev, logdev[0] ? " " : "", logdev, dev, logdev[0] ? " " : "", logdev,
-		exe, tabpath, e->name, exe, tabpath, e->name);
+		exe, tabpath, e->name);
+	/*
+	 * An initramfs entry (the root, or what it needs) was opened in the
+	 * initramfs, and ExecStart finds it open; it stays open until the
+	 * machine stops (the file system above it is read-only by then, and
+	 * the next boot replays what its log holds).
+	 */
+	if (!e->initramfs)
+		fprintf(f, "ExecStop=%s tab-close --tab %s %s\n", exe, tabpath, e->name);
 	if (fclose(f)) {
 		errmsg("generator: cannot write %s: %s", path, strerror(errno));
 		return -1;
@@ -786,7 +808,7 @@ int tab_generator_main(int argc, char **argv)
 	int npos, r = 0;
 	size_t k;
 
-	if (tab_args(argc, argv, &tabpath, &npos))
+	if (tab_args(argc, argv, &tabpath, &npos, NULL))
 		return 1;
 	if (npos != 1 && npos != 3) {
 		errmsg("generator: expected <normal-dir> [<early-dir> <late-dir>] (usage: %s %s)",
