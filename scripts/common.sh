@@ -12,6 +12,7 @@
 #   booting a guest   ressd_boot_vm (the Debian kernel under QEMU),
 #                     ressd_boot_uml (the UML debug kernel),
 #                     ressd_boot_arm64 (Debian's arm64 kernel), ressd_boot
+#   test data         ressd_file_tree
 #   judging           RESSD_BAD_KERNEL_LOG, ressd_kernel_log_bad,
 #                     ressd_our_warnings, ressd_kunit_suites, ressd_kunit_judge
 #   reporting         ressd_pass, ressd_fail, ressd_report
@@ -426,6 +427,19 @@ ressd_boot() {
 	fi
 	ressd_log "the guest did not finish (vng exit $rc); see $log"
 	return 99
+}
+
+# ressd_file_tree <dir> <n> <big MiB>: <n> files of random contents and
+# sizes (100 B to 96 KiB) and one of <big MiB> in sub/, made in <dir>;
+# prints their sha1sum lines (paths from <dir>, sorted) for sha1sum -c.
+ressd_file_tree() {
+	local i
+	mkdir -p "$1/sub" || return 1
+	for ((i = 1; i <= $2; i++)); do
+		head -c $((RANDOM * 3 + 100)) /dev/urandom >"$1/f$i" || return 1
+	done
+	head -c $(($3 << 20)) /dev/urandom >"$1/sub/big" || return 1
+	(cd "$1" && find . -type f | sort | xargs sha1sum)
 }
 
 # ---- judging the kernel log ----

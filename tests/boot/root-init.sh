@@ -93,14 +93,17 @@ work() {	# <seconds>
 			f=$nfiles
 			nfiles=$((nfiles + 1))
 			jrec "B $f"
-			dd if=/dev/urandom of=/data/f$f bs=4k count=8 conv=fsync 2>/dev/null
+			dd if=/dev/urandom of=/data/f$f bs=4k count=8 conv=fsync 2>/dev/null ||
+				{ say "FAIL write f$f"; off; }
 		else
 			f=$((RANDOM % nfiles))
 			jrec "B $f"
 			dd if=/dev/urandom of=/data/f$f bs=4k seek=$((RANDOM % 8)) count=1 \
-				conv=notrunc,fsync 2>/dev/null
+				conv=notrunc,fsync 2>/dev/null || { say "FAIL write f$f"; off; }
 		fi
-		jrec "D $f $(sha1sum /data/f$f | cut -d' ' -f1)"
+		s=$(sha1sum /data/f$f | cut -d' ' -f1)
+		[ ${#s} = 40 ] || { say "FAIL sha1sum f$f"; off; }
+		jrec "D $f $s"
 	done
 	say "wrote $n records"
 }

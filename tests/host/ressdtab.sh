@@ -30,20 +30,8 @@ set -uo pipefail
 top=$RESSD_TOP
 dir=$top/tools/ressdsetup
 tool=$dir/ressdsetup
-passed=0 skipped=0
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-ok() {
-	echo "ok: $*"
-	passed=$((passed + 1))
-}
-skip() {
-	echo "SKIP: $*"
-	skipped=$((skipped + 1))
-}
+# shellcheck source=tests/host/lib.sh disable=SC1091
+. "$RESSD_TOP/tests/host/lib.sh"
 
 ressd_apt_install gcc make util-linux man-db groff-base ||
 	fail "could not install the packages this test needs"
@@ -297,7 +285,21 @@ rc=0
 rc=0
 "$tool" tab-close --tab "$tmp/rtab" --initramfs >"$tmp/out" 2>&1 || rc=$?
 { [ "$rc" = 1 ] && grep -q "unknown option --initramfs" "$tmp/out"; } || { cat "$tmp/out"; fail "tab-close --initramfs: exit $rc"; }
-ok "initramfs: parsed, its unit has no ExecStop, tab-open --initramfs opens those entries only (noauto too)"
+: >"$tmp/dm.log"
+"$tool" tab-close --tab "$tmp/rtab" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "tab-close of rtab"; }
+[ "$(tr '\n' ' ' <"$tmp/dm.log")" = "remove s -- " ] ||
+	fail "tab-close without names must leave initramfs entries open: ran $(tr '\n' ' ' <"$tmp/dm.log")"
+# an error on another line does not fail tab-open --initramfs (the root
+# would wait for nothing): only its own entries count
+printf 'u /dev/null initramfs\nbad line with four fields\n' >"$tmp/etab"
+rc=0
+"$tool" tab-open --tab "$tmp/etab" --initramfs >"$tmp/out" 2>&1 || rc=$?
+{ [ "$rc" = 1 ] && grep -q "/dev/null" "$tmp/out"; } || { cat "$tmp/out"; fail "tab-open --initramfs, etab: exit $rc"; }
+printf 'bad line with four fields\n' >"$tmp/etab"
+rc=0
+"$tool" tab-open --tab "$tmp/etab" --initramfs >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$tmp/out"; fail "tab-open --initramfs with an error on another line: exit $rc"; }
+ok "initramfs: parsed, its unit has no ExecStop, tab-open --initramfs opens those entries only (noauto too, errors elsewhere ignored), tab-close leaves them"
 
 if loop=$(losetup -f --show "$img" 2>/dev/null) && loops+=("$loop"); then
 	table=$("$tool" table "$loop")

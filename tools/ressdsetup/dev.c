@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dev.h"
+#include "util.h"
 
 int rdev_open(struct rdev *d, const char *path, enum rdev_mode mode,
 	      char *err, size_t errlen)
@@ -221,4 +222,40 @@ bool rdev_mounted(const struct rdev *d, char *where, size_t n)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+static bool path_is_mounted(const char *path, char *where, size_t n)
+{
+	struct rdev d;
+
+	memset(&d, 0, sizeof(d));
+	d.fd = -1;
+	if (stat(path, &d.st) || !S_ISBLK(d.st.st_mode))
+		return false;
+	d.blk = true;
+	return rdev_mounted(&d, where, n);
+}
+
+int rdev_open_unused(struct rdev *d, const char *path, const char *verb)
+{
+	char err[512], where[1024];
+	int r;
+
+	if (path_is_mounted(path, where, sizeof(where))) {
+		if (!strcmp(where, "swap"))
+			errmsg("%s is in use as swap: refusing to %s it", path, verb);
+		else
+			errmsg("%s is mounted on %s: refusing to %s it", path, where, verb);
+		return EXIT_BUSY;
+	}
+	r = rdev_open(d, path, RDEV_WRITE_EXCL, err, sizeof(err));
+	if (r == -EBUSY) {
+		errmsg("%s: refusing to %s it", err, verb);
+		return EXIT_BUSY;
+	}
+	if (r < 0) {
+		errmsg("%s", err);
+		return EXIT_DEVICE;
+	}
+	return 0;
 }

@@ -49,5 +49,11 @@ bool rdev_same(const struct rdev *a, const struct rdev *b);
  * point or "swap".
  */
 bool rdev_mounted(const struct rdev *d, char *where, size_t n);
+/*
+ * Open @path read-write to @verb it (format, convert, ...), refusing a
+ * device that is mounted, swap or otherwise in use: EXIT_OK, or EXIT_BUSY
+ * or EXIT_DEVICE after a message.
+ */
+int rdev_open_unused(struct rdev *d, const char *path, const char *verb);
 
 #endif

@@ -56,6 +56,7 @@ void label_encode(void *blk, const struct ressd_label *l)
 	d->log_offset = le64_put(l->log_offset);
 	d->log_sectors = le64_put(l->log_sectors);
 	d->log_device_sectors = le64_put(l->log_device_sectors);
+	d->head_offset = le64_put(l->head_offset);
 	d->small_write_max = le32_put(l->t.small_write_max);
 	d->high_watermark = le32_put(l->t.high_watermark);
 	d->low_watermark = le32_put(l->t.low_watermark);
@@ -76,9 +77,24 @@ static const char *label_check_geometry(const struct ressd_label *l)
 {
 	u64 min_log = (u64)RESSD_MIN_LOG_BLOCKS * RESSD_SECTORS_PER_BLOCK;
 
-	if (l->origin_offset < RESSD_SECTORS_PER_BLOCK ||
-	    l->origin_offset % RESSD_SECTORS_PER_BLOCK)
+	if (l->flags & RESSD_LABEL_HEAD) {
+		/* converted: [0, 1 MiB) of the normal area at head_offset */
+		if (l->origin_offset)
+			return "a converted normal area must start at sector 0";
+		if (!label_same_dev(l))
+			return "a converted device keeps its log on itself";
+		if (l->origin_sectors <= RESSD_LABEL_AREA_SECTORS)
+			return "converted normal area too small";
+		if (l->head_offset % RESSD_LABEL_AREA_SECTORS ||
+		    l->head_offset < l->origin_sectors ||
+		    l->head_offset + RESSD_LABEL_AREA_SECTORS > l->log_offset)
+			return "head copy not between the normal area and the log";
+	} else if (l->head_offset || (l->flags & RESSD_LABEL_RESTORING)) {
+		return "head offset without the converted flag";
+	} else if (l->origin_offset < RESSD_SECTORS_PER_BLOCK ||
+		   l->origin_offset % RESSD_SECTORS_PER_BLOCK) {
 		return "normal area offset not a multiple of 4 KiB after the label";
+	}
 	if (!l->origin_sectors || l->origin_sectors % RESSD_SECTORS_PER_BLOCK)
 		return "normal area length not a multiple of 4 KiB";
 	if ((l->origin_sectors >> 3) - 1 > RESSD_MAX_BLOCK)
@@ -126,6 +142,7 @@ const char *label_decode(const void *blk, struct ressd_label *l)
 	l->log_offset = le64_get(d->log_offset);
 	l->log_sectors = le64_get(d->log_sectors);
 	l->log_device_sectors = le64_get(d->log_device_sectors);
+	l->head_offset = le64_get(d->head_offset);
 	l->t.small_write_max = le32_get(d->small_write_max);
 	l->t.high_watermark = le32_get(d->high_watermark);
 	l->t.low_watermark = le32_get(d->low_watermark);

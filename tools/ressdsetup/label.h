@@ -25,8 +25,19 @@
 #define RESSD_LABEL_DENSITY	0x4U	/* mover_policy density (needs a model's unit) */
 #define RESSD_LABEL_LOG_NEVER	0x8U	/* log_mode never */
 #define RESSD_LABEL_LOG_AUTO	0x10U	/* log_mode auto (needs a model) */
+/*
+ * Converted in place (ressdsetup convert): the normal area starts at sector
+ * 0 of the device, but its first RESSD_LABEL_AREA_SECTORS sectors (where
+ * the label now is) live at head_offset, past the normal area; the rest is
+ * where it always was.  open maps them with a dm-linear device
+ * <name>-origin under the target.
+ */
+#define RESSD_LABEL_HEAD	0x20U
+/* Only in convert.c's intent block: a decommission is putting the head back. */
+#define RESSD_LABEL_RESTORING	0x40U
 #define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL | RESSD_LABEL_DENSITY | \
-				 RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO)
+				 RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO | RESSD_LABEL_HEAD | \
+				 RESSD_LABEL_RESTORING)
 /* The normal area starts at this boundary (1 MiB), after the label. */
 #define RESSD_LABEL_AREA_SECTORS	2048ULL
 #define RESSD_LABEL_PATH_MAX	256
@@ -53,7 +64,9 @@ struct ressd_disk_label {
 	char log_device[RESSD_LABEL_PATH_MAX];	/* 120: a separate log device's path, NUL-terminated */
 	__le32 dev_model[RESSD_DM_FIELDS]; /* 376: with RESSD_LABEL_DEVMODEL, the
 				 * table's dev_model, its fields in order */
-	__u8 reserved[92];	/* 420: zero */
+	__le64 head_offset;	/* 420: sectors: with RESSD_LABEL_HEAD, where the normal
+				 * area's first 1 MiB lives */
+	__u8 reserved[84];	/* 428: zero */
 } __packed;			/* 512 */
 
 _Static_assert(sizeof(struct ressd_disk_label) == 512, "label size");
@@ -75,6 +88,7 @@ struct ressd_label {
 	u64 origin_offset, origin_sectors;
 	u64 log_offset, log_sectors;
 	u64 log_device_sectors;
+	u64 head_offset;		/* RESSD_LABEL_HEAD */
 	struct ressd_tun t;
 	struct ressd_devmodel dm;	/* all zero: none (no RESSD_LABEL_DEVMODEL) */
 	char log_device[RESSD_LABEL_PATH_MAX];

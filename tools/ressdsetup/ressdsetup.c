@@ -3,6 +3,8 @@
  * ressdsetup: set up, open, inspect and check dm-ressd devices.
  *
  *   ressdsetup format <device> --reserved <size> [options]
+ *   ressdsetup convert <partition> --reserved <size> [options]  (convert.c)
+ *   ressdsetup decommission <partition>
  *   ressdsetup table  <device>
  *   ressdsetup open   <device> <name>
  *   ressdsetup close  <name>
@@ -28,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "dev.h"
 #include "devprobe.h"
 #include "json.h"
@@ -40,12 +43,6 @@
 
 #define RESSDSETUP_VERSION	"1.0"
 
-/* Exit codes of format, table, open, close, status (as cryptsetup's). */
-#define EXIT_OK		0
-#define EXIT_PARAM	1	/* wrong parameters, refused, not confirmed, dmsetup failed */
-#define EXIT_NOMEM	3
-#define EXIT_DEVICE	4	/* wrong device: missing, too small, no label, I/O error */
-#define EXIT_BUSY	5	/* device mounted or in use */
 /* Exit codes of check and dump (as fsck's). */
 #define FSCK_OK		0
 #define FSCK_PROBLEMS	1
@@ -55,9 +52,10 @@
 
 /* ---- options ---- */
 
-enum cmd { C_FORMAT, C_TABLE, C_OPEN, C_CLOSE, C_STATUS, C_CHECK, C_DUMP, C_NR };
+enum cmd { C_FORMAT, C_TABLE, C_OPEN, C_CLOSE, C_STATUS, C_CHECK, C_DUMP, C_CONVERT,
+	   C_DECOMMISSION, C_NR };
 static const char *const cmd_name[C_NR] = {
-	"format", "table", "open", "close", "status", "check", "dump"
+	"format", "table", "open", "close", "status", "check", "dump", "convert", "decommission"
 };
 #define M(c)	(1U << (c))
 
@@ -80,23 +78,23 @@ struct optdef {
 
 #define STR(f)	offsetof(struct opts, f)
 static const struct optdef optdefs[] = {
-	{ "reserved", true, M(C_FORMAT), STR(reserved) },
+	{ "reserved", true, M(C_FORMAT) | M(C_CONVERT), STR(reserved) },
 	{ "log-device", true, M(C_FORMAT) | M(C_TABLE) | M(C_OPEN) | M(C_CHECK) | M(C_DUMP),
 	  STR(log_device) },
 	{ "log-offset", true, M(C_FORMAT) | M(C_CHECK) | M(C_DUMP), STR(log_offset) },
-	{ "small-write-max", true, M(C_FORMAT), STR(small_write_max) },
-	{ "high-watermark", true, M(C_FORMAT), STR(high_watermark) },
-	{ "low-watermark", true, M(C_FORMAT), STR(low_watermark) },
-	{ "mover-batch", true, M(C_FORMAT), STR(mover_batch) },
-	{ "dev-model", true, M(C_FORMAT), STR(dev_model) },
-	{ "mover-policy", true, M(C_FORMAT), STR(mover_policy) },
-	{ "log-mode", true, M(C_FORMAT), STR(log_mode) },
+	{ "small-write-max", true, M(C_FORMAT) | M(C_CONVERT), STR(small_write_max) },
+	{ "high-watermark", true, M(C_FORMAT) | M(C_CONVERT), STR(high_watermark) },
+	{ "low-watermark", true, M(C_FORMAT) | M(C_CONVERT), STR(low_watermark) },
+	{ "mover-batch", true, M(C_FORMAT) | M(C_CONVERT), STR(mover_batch) },
+	{ "dev-model", true, M(C_FORMAT) | M(C_CONVERT), STR(dev_model) },
+	{ "mover-policy", true, M(C_FORMAT) | M(C_CONVERT), STR(mover_policy) },
+	{ "log-mode", true, M(C_FORMAT) | M(C_CONVERT), STR(log_mode) },
 	{ "from-line", true, M(C_STATUS), STR(from_line) },
 	{ "table-line", true, M(C_STATUS), STR(table_line) },
 	{ "interval", true, M(C_STATUS), STR(interval) },
 	{ "count", true, M(C_STATUS), STR(count) },
-	{ "batch", false, M(C_FORMAT), STR(batch) },
-	{ "batch-mode", false, M(C_FORMAT), STR(batch) },
+	{ "batch", false, M(C_FORMAT) | M(C_CONVERT) | M(C_DECOMMISSION), STR(batch) },
+	{ "batch-mode", false, M(C_FORMAT) | M(C_CONVERT) | M(C_DECOMMISSION), STR(batch) },
 	{ "force", false, M(C_FORMAT), STR(force) },
 	{ "json", false, M(C_STATUS) | M(C_DUMP), STR(json) },
 	{ "watch", false, M(C_STATUS), STR(watch) },
@@ -119,6 +117,10 @@ static const char *const cmd_usage[C_NR] = {
 	"       check --log-device <dev> [--log-offset <bytes>] [--verbose]",
 	"dump <device> [--log-device <dev>] [--json]\n"
 	"       dump --log-device <dev> [--log-offset <bytes>] [--json]",
+	"convert <partition> --reserved <size> [--small-write-max <sectors>] [--high-watermark <%>]\n"
+	"         [--low-watermark <%>] [--mover-batch <sectors>] [--dev-model <model>]\n"
+	"         [--mover-policy fifo|density] [--log-mode always|never|auto] [--batch]",
+	"decommission <partition> [--batch]",
 };
 
 static void usage(FILE *f)
@@ -274,6 +276,7 @@ static void open_labelled(const char *path, struct rdev *d, struct ressd_label *
 		exit(EXIT_DEVICE);
 	}
 	if (l->origin_offset + l->origin_sectors > d->size / SECTOR_SIZE ||
+	    l->head_offset + RESSD_LABEL_AREA_SECTORS > d->size / SECTOR_SIZE ||
 	    (label_same_dev(l) && l->log_offset + l->log_sectors > d->size / SECTOR_SIZE)) {
 		errmsg("%s: the device is smaller (%" PRIu64 " sectors) than its label says",
 		       path, d->size / SECTOR_SIZE);
@@ -301,6 +304,25 @@ static void build_table(char *buf, size_t n, const char *dev, const char *logdev
 		 density ? " mover_policy density" : "", lm);
 }
 
+/*
+ * A converted device's origin (label.h, RESSD_LABEL_HEAD): a dm-linear
+ * table that puts the head copy first and the rest of the normal area in
+ * place after it.  @sep separates its two lines.
+ */
+static void head_table(char *buf, size_t n, const char *dev, const struct ressd_label *l,
+		       const char *sep)
+{
+	snprintf(buf, n, "0 %" PRIu64 " linear %s %" PRIu64 "%s%" PRIu64 " %" PRIu64 " linear %s %" PRIu64,
+		 (u64)RESSD_LABEL_AREA_SECTORS, dev, l->head_offset, sep, (u64)RESSD_LABEL_AREA_SECTORS,
+		 (u64)(l->origin_sectors - RESSD_LABEL_AREA_SECTORS), dev, (u64)RESSD_LABEL_AREA_SECTORS);
+}
+
+/* The dm-linear device under a converted device's target. */
+static void origin_name(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s-origin", name);
+}
+
 /* ---- format ---- */
 
 static int opt_tunable(const char *name, const char *val, u32 *out)
@@ -320,43 +342,6 @@ static int opt_tunable(const char *name, const char *val, u32 *out)
 	if (parse_u32(val, out)) {
 		errmsg("format: --%s: '%s' is not a number", name, val);
 		return -1;
-	}
-	return 0;
-}
-
-static bool path_is_mounted(const char *path, char *where, size_t n)
-{
-	struct rdev d;
-
-	memset(&d, 0, sizeof(d));
-	d.fd = -1;
-	if (stat(path, &d.st) || !S_ISBLK(d.st.st_mode))
-		return false;
-	d.blk = true;
-	return rdev_mounted(&d, where, n);
-}
-
-/* Open a device to be formatted: refuses devices in use. */
-static int open_for_format(const char *path, struct rdev *d)
-{
-	char err[512], where[1024];
-	int r;
-
-	if (path_is_mounted(path, where, sizeof(where))) {
-		if (!strcmp(where, "swap"))
-			errmsg("%s is in use as swap: refusing to format it", path);
-		else
-			errmsg("%s is mounted on %s: refusing to format it", path, where);
-		return EXIT_BUSY;
-	}
-	r = rdev_open(d, path, RDEV_WRITE_EXCL, err, sizeof(err));
-	if (r == -EBUSY) {
-		errmsg("%s: refusing to format it", err);
-		return EXIT_BUSY;
-	}
-	if (r < 0) {
-		errmsg("%s", err);
-		return EXIT_DEVICE;
 	}
 	return 0;
 }
@@ -400,6 +385,68 @@ static int zero_range(const struct rdev *d, u64 off, u64 len)
 	return r;
 }
 
+/*
+ * The tunables, the device model, the mover policy and the log mode of @o
+ * (format, convert) into @l (its flags included): EXIT_OK, or EXIT_PARAM
+ * after a message.
+ */
+static int label_options(const char *cmd, const struct opts *o, struct ressd_label *l)
+{
+	const char *why;
+	bool density;
+
+	memset(l, 0, sizeof(*l));
+	tun_defaults(&l->t);
+	if (opt_tunable("small-write-max", o->small_write_max, &l->t.small_write_max) ||
+	    opt_tunable("high-watermark", o->high_watermark, &l->t.high_watermark) ||
+	    opt_tunable("low-watermark", o->low_watermark, &l->t.low_watermark) ||
+	    opt_tunable("mover-batch", o->mover_batch, &l->t.mover_batch))
+		return EXIT_PARAM;
+	why = tun_check(&l->t);
+	if (why) {
+		errmsg("%s: %s", cmd, why);
+		return EXIT_PARAM;
+	}
+	if (o->dev_model) {
+		if (ressd_devmodel_parse(o->dev_model, &l->dm)) {
+			errmsg("%s: --dev-model: '%s' is not 'none' or 11 numbers separated by colons "
+			       "(U:off:N:bw:aw:c:e:br:ar:rw4k:ow4k)", cmd, o->dev_model);
+			return EXIT_PARAM;
+		}
+		why = ressd_devmodel_check(&l->dm);
+		if (why) {
+			errmsg("%s: --dev-model: %s", cmd, why);
+			return EXIT_PARAM;
+		}
+	}
+	if (o->mover_policy && strcasecmp(o->mover_policy, "fifo") &&
+	    strcasecmp(o->mover_policy, "density")) {
+		errmsg("%s: --mover-policy: '%s' is not fifo or density", cmd, o->mover_policy);
+		return EXIT_PARAM;
+	}
+	density = o->mover_policy && !strcasecmp(o->mover_policy, "density");
+	if (density && !l->dm.unit_sectors) {
+		errmsg("%s: --mover-policy density needs a --dev-model with a unit size", cmd);
+		return EXIT_PARAM;
+	}
+	if (o->log_mode && strcasecmp(o->log_mode, "always") && strcasecmp(o->log_mode, "never") &&
+	    strcasecmp(o->log_mode, "auto")) {
+		errmsg("%s: --log-mode: '%s' is not always, never or auto", cmd, o->log_mode);
+		return EXIT_PARAM;
+	}
+	if (o->log_mode && !strcasecmp(o->log_mode, "auto") && !ressd_devmodel_set(&l->dm)) {
+		errmsg("%s: --log-mode auto needs a --dev-model", cmd);
+		return EXIT_PARAM;
+	}
+	if (density)
+		l->flags |= RESSD_LABEL_DENSITY;
+	if (o->log_mode && !strcasecmp(o->log_mode, "never"))
+		l->flags |= RESSD_LABEL_LOG_NEVER;
+	if (o->log_mode && !strcasecmp(o->log_mode, "auto"))
+		l->flags |= RESSD_LABEL_LOG_AUTO;
+	return EXIT_OK;
+}
+
 static int cmd_format(const struct opts *o)
 {
 	const u64 area = RESSD_LABEL_AREA_SECTORS * SECTOR_SIZE;	/* 1 MiB */
@@ -410,56 +457,15 @@ static int cmd_format(const struct opts *o)
 	u64 reserved = 0, log_off = 0, log_len, normal_end;
 	char h1[32], h2[32], h3[32], warning[1024], uuid[37];
 	const char *why, *path;
-	bool density;
 	u8 *blk;
 	int r;
 
 	if (want_pos(C_FORMAT, o, 1, 1))
 		return EXIT_PARAM;
 	path = o->pos[0];
-	memset(&l, 0, sizeof(l));
-	tun_defaults(&l.t);
-	if (opt_tunable("small-write-max", o->small_write_max, &l.t.small_write_max) ||
-	    opt_tunable("high-watermark", o->high_watermark, &l.t.high_watermark) ||
-	    opt_tunable("low-watermark", o->low_watermark, &l.t.low_watermark) ||
-	    opt_tunable("mover-batch", o->mover_batch, &l.t.mover_batch))
-		return EXIT_PARAM;
-	why = tun_check(&l.t);
-	if (why) {
-		errmsg("format: %s", why);
-		return EXIT_PARAM;
-	}
-	if (o->dev_model) {
-		if (ressd_devmodel_parse(o->dev_model, &l.dm)) {
-			errmsg("format: --dev-model: '%s' is not 'none' or 11 numbers separated by colons (U:off:N:bw:aw:c:e:br:ar:rw4k:ow4k)",
-			       o->dev_model);
-			return EXIT_PARAM;
-		}
-		why = ressd_devmodel_check(&l.dm);
-		if (why) {
-			errmsg("format: --dev-model: %s", why);
-			return EXIT_PARAM;
-		}
-	}
-	if (o->mover_policy && strcasecmp(o->mover_policy, "fifo") &&
-	    strcasecmp(o->mover_policy, "density")) {
-		errmsg("format: --mover-policy: '%s' is not fifo or density", o->mover_policy);
-		return EXIT_PARAM;
-	}
-	density = o->mover_policy && !strcasecmp(o->mover_policy, "density");
-	if (density && !l.dm.unit_sectors) {
-		errmsg("format: --mover-policy density needs a --dev-model with a unit size");
-		return EXIT_PARAM;
-	}
-	if (o->log_mode && strcasecmp(o->log_mode, "always") && strcasecmp(o->log_mode, "never") &&
-	    strcasecmp(o->log_mode, "auto")) {
-		errmsg("format: --log-mode: '%s' is not always, never or auto", o->log_mode);
-		return EXIT_PARAM;
-	}
-	if (o->log_mode && !strcasecmp(o->log_mode, "auto") && !ressd_devmodel_set(&l.dm)) {
-		errmsg("format: --log-mode auto needs a --dev-model");
-		return EXIT_PARAM;
-	}
+	r = label_options("format", o, &l);
+	if (r)
+		return r;
 	if (!o->reserved && !o->log_device) {
 		errmsg("format: --reserved <size> is needed (the size of the log, e.g. 64M)");
 		return EXIT_PARAM;
@@ -495,11 +501,11 @@ static int cmd_format(const struct opts *o)
 	if (check_path("device", path) || (o->log_device && check_path("log device", o->log_device)))
 		return EXIT_PARAM;
 
-	r = open_for_format(path, &dev);
+	r = rdev_open_unused(&dev, path, "format");
 	if (r)
 		return r;
 	if (o->log_device) {
-		r = open_for_format(o->log_device, &logstore);
+		r = rdev_open_unused(&logstore, o->log_device, "format");
 		if (r)
 			return r;
 		log = &logstore;
@@ -529,7 +535,7 @@ static int cmd_format(const struct opts *o)
 		}
 		if (log_len > max_log)	/* rounding up to 1 MiB went too far */
 			log_len = max_log;
-		l.flags = RESSD_LABEL_SAME_DEV;
+		l.flags |= RESSD_LABEL_SAME_DEV;
 	} else {
 		normal_end = dev.size & ~(u64)(RESSD_BLOCK_SIZE - 1);
 		if (normal_end < 2 * area) {
@@ -592,12 +598,6 @@ static int cmd_format(const struct opts *o)
 	l.uuid[6] = (l.uuid[6] & 0x0f) | 0x40;	/* version 4 */
 	l.uuid[8] = (l.uuid[8] & 0x3f) | 0x80;	/* RFC 4122 variant */
 	blk = xmalloc_aligned(RESSD_BLOCK_SIZE);
-	if (density)
-		l.flags |= RESSD_LABEL_DENSITY;
-	if (o->log_mode && !strcasecmp(o->log_mode, "never"))
-		l.flags |= RESSD_LABEL_LOG_NEVER;
-	if (o->log_mode && !strcasecmp(o->log_mode, "auto"))
-		l.flags |= RESSD_LABEL_LOG_AUTO;
 	label_encode(blk, &l);
 	why = label_decode(blk, &l);
 	if (why) {	/* a layout bug: never write it */
@@ -687,7 +687,16 @@ static int cmd_table(const struct opts *o)
 	logdev = label_log_path(&l, o->pos[0], o->log_device);
 	if (check_path("device", o->pos[0]) || check_path("log device", logdev))
 		return EXIT_PARAM;
-	build_table(table, sizeof(table), o->pos[0], logdev, &l);
+	if (l.flags & RESSD_LABEL_HEAD) {
+		char head[512];
+
+		head_table(head, sizeof(head), o->pos[0], &l, "\n#   ");
+		printf("# converted: the origin is the dm-linear device <name>-origin, whose table is\n"
+		       "#   %s\n", head);
+		build_table(table, sizeof(table), "/dev/mapper/<name>-origin", logdev, &l);
+	} else {
+		build_table(table, sizeof(table), o->pos[0], logdev, &l);
+	}
 	printf("%s\n", table);
 	rdev_close(&d);
 	return EXIT_OK;
@@ -700,75 +709,10 @@ static const char *dmsetup_path(void)
 	return p && *p ? p : "dmsetup";
 }
 
-/*
- * Run dmsetup with @args (NULL-terminated, without argv[0]); with @out, its
- * standard output is returned there (malloc'ed).  Returns its exit status,
- * or -1 when it could not be run.
- */
+/* dmsetup with @args (run_prog). */
 static int run_dmsetup(const char *const *args, char **out)
 {
-	const char *argv[16];
-	int pfd[2] = { -1, -1 }, status, n = 0;
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-	pid_t pid;
-
-	argv[n++] = dmsetup_path();
-	while (*args && n < (int)ARRAY_SIZE(argv) - 1)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	if (out && pipe(pfd))
-		return -1;
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (out) {
-			dup2(pfd[1], STDOUT_FILENO);
-			close(pfd[0]);
-			close(pfd[1]);
-		}
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "%s: cannot run %s: %s\n", progname, argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (out) {
-		close(pfd[1]);
-		for (;;) {
-			ssize_t r;
-
-			if (len + 4096 + 1 > cap) {
-				char *nb;
-
-				cap = cap ? 2 * cap : 8192;
-				nb = realloc(buf, cap);
-				if (!nb) {
-					errmsg("out of memory");
-					exit(EXIT_NOMEM);
-				}
-				buf = nb;
-			}
-			r = read(pfd[0], buf + len, 4096);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			len += (size_t)r;
-		}
-		close(pfd[0]);
-		if (!buf)
-			buf = xcalloc(1, 1);
-		buf[len] = 0;
-		*out = buf;
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
-	return -1;
+	return run_prog(dmsetup_path(), args, out);
 }
 
 /* A device-mapper name; /dev/mapper/<name> is taken for <name>. */
@@ -786,14 +730,78 @@ static int check_name(const char **namep)
 	return 0;
 }
 
+/*
+ * dmsetup create @name with @table (read-only with @ro, with the DM UUID
+ * @uuid unless NULL): 0, or an exit code after a message.
+ */
+static int dm_create(const char *name, const char *table, bool ro, const char *uuid)
+{
+	const char *args[10];
+	int n = 0, r;
+
+	args[n++] = "create";
+	args[n++] = name;
+	if (ro)
+		args[n++] = "--readonly";
+	if (uuid) {
+		args[n++] = "--uuid";
+		args[n++] = uuid;
+	}
+	args[n++] = "--table";
+	args[n++] = table;
+	args[n] = NULL;
+	r = run_dmsetup(args, NULL);
+	if (r) {
+		errmsg("open: 'dmsetup create %s' failed%s; the kernel's reason is in its log "
+		       "(dmesg | tail)", name, r < 0 ? " to run" : "");
+		return EXIT_PARAM;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Create the target @name of the device @path (label @l, log on @logdev);
+ * a converted device's dm-linear origin <name>-origin first.
+ */
+static int open_target(const char *path, const char *logdev, const char *name,
+		       const struct ressd_label *l, bool ro)
+{
+	char table[1024], origin[160], opath[180], uuid[64], u[37];
+	const char *rm[] = { "remove", origin, NULL };
+	int r;
+
+	if (!(l->flags & RESSD_LABEL_HEAD)) {
+		build_table(table, sizeof(table), path, logdev, l);
+		return dm_create(name, table, ro, NULL);
+	}
+	origin_name(origin, sizeof(origin), name);
+	if (strlen(origin) > 127) {
+		errmsg("open: the name '%s' is too long for a converted device (its origin "
+		       "device is named '<name>-origin', at most 127 characters)", name);
+		return EXIT_PARAM;
+	}
+	head_table(table, sizeof(table), path, l, "\n");
+	/* (58-ressd-origin.rules keeps udev from probing and linking it) */
+	uuid_format(l->uuid, u);
+	snprintf(uuid, sizeof(uuid), "RESSD-ORIGIN-%s", u);
+	r = dm_create(origin, table, ro, uuid);
+	if (r)
+		return r;
+	snprintf(opath, sizeof(opath), "/dev/mapper/%s", origin);
+	build_table(table, sizeof(table), opath, logdev, l);
+	r = dm_create(name, table, ro, NULL);
+	if (r)
+		run_dmsetup(rm, NULL);
+	return r;
+}
+
 static int cmd_open(const struct opts *o)
 {
 	struct ressd_label l;
 	struct rdev d, ld;
-	char table[1024], err[512];
+	char err[512];
 	const char *logdev, *name = o->pos[1];
-	const char *args[8];
-	int n = 0, r;
+	int r;
 
 	if (want_pos(C_OPEN, o, 2, 2) || check_name(&name))
 		return EXIT_PARAM;
@@ -839,21 +847,26 @@ static int cmd_open(const struct opts *o)
 		rdev_close(&ld);
 	}
 	rdev_close(&d);
-	build_table(table, sizeof(table), o->pos[0], logdev, &l);
-	args[n++] = "create";
-	args[n++] = name;
-	if (o->readonly)
-		args[n++] = "--readonly";
-	args[n++] = "--table";
-	args[n++] = table;
-	args[n] = NULL;
-	r = run_dmsetup(args, NULL);
-	if (r) {
-		errmsg("open: 'dmsetup create %s' failed%s; the kernel's reason is in its log "
-		       "(dmesg | tail)", name, r < 0 ? " to run" : "");
+	r = open_target(o->pos[0], logdev, name, &l, o->readonly);
+	if (!r)
+		printf("Opened /dev/mapper/%s\n", name);
+	return r;
+}
+
+/* A converted device's dm-linear origin, when there is one: removed. */
+static int remove_origin(const char *name)
+{
+	char origin[160], path[180];
+	const char *args[] = { "remove", origin, NULL };
+
+	origin_name(origin, sizeof(origin), name);
+	snprintf(path, sizeof(path), "/dev/mapper/%s", origin);
+	if (access(path, F_OK))
+		return EXIT_OK;
+	if (run_dmsetup(args, NULL)) {
+		errmsg("close: 'dmsetup remove %s' failed", origin);
 		return EXIT_PARAM;
 	}
-	printf("Opened /dev/mapper/%s\n", name);
 	return EXIT_OK;
 }
 
@@ -874,7 +887,130 @@ static int cmd_close(const struct opts *o)
 		errmsg("close: 'dmsetup remove %s' failed", name);
 		return EXIT_PARAM;
 	}
-	return EXIT_OK;
+	return remove_origin(name);
+}
+
+/* ---- convert, decommission (convert.c) ---- */
+
+static int cmd_convert(const struct opts *o)
+{
+	const u64 min_log = (u64)RESSD_MIN_LOG_BLOCKS * RESSD_BLOCK_SIZE;
+	struct ressd_label l;
+	u64 reserved;
+	int r;
+
+	if (want_pos(C_CONVERT, o, 1, 1))
+		return EXIT_PARAM;
+	r = label_options("convert", o, &l);
+	if (r)
+		return r;
+	if (!o->reserved) {
+		errmsg("convert: --reserved <size> is needed (the size of the log, e.g. 64M)");
+		return EXIT_PARAM;
+	}
+	if (parse_size(o->reserved, &reserved) || reserved % RESSD_BLOCK_SIZE || reserved < min_log) {
+		errmsg("convert: --reserved: '%s' is not a size in 4 KiB blocks of at least %" PRIu64
+		       " KiB", o->reserved, min_log / 1024);
+		return EXIT_PARAM;
+	}
+	if (check_path("device", o->pos[0]))
+		return EXIT_PARAM;
+	return convert_device(o->pos[0], &l, reserved, o->batch);
+}
+
+/*
+ * Drain the log of the converted device @path (label @l): open it under a
+ * name of its own, "drain", check that the log is empty, close it.
+ */
+static int drain_device(const char *path, const struct ressd_label *l)
+{
+	char name[64], *out = NULL;
+	const char *drain[] = { "message", name, "0", "drain", NULL };
+	const char *status[] = { "status", name, NULL };
+	const char *rm[] = { "remove", name, NULL };
+	unsigned long used = 1;
+	int r;
+
+	snprintf(name, sizeof(name), "ressd-decommission-%d", (int)getpid());
+	printf("Draining the log of %s (opened as %s)...\n", path, name);
+	r = open_target(path, path, name, l, false);
+	if (r)
+		return r;
+	r = run_dmsetup(drain, NULL) || run_dmsetup(status, &out) ? EXIT_PARAM : EXIT_OK;
+	/* "0 <len> ressd <used>/<total> ..." */
+	if (!r && (!out || sscanf(out, "%*u %*u ressd %lu/", &used) != 1 || used))
+		r = EXIT_PARAM;
+	free(out);
+	if (run_dmsetup(rm, NULL) || remove_origin(name))
+		r = EXIT_PARAM;
+	if (r)
+		errmsg("decommission: draining the log of %s failed (%lu slots still used): "
+		       "nothing was changed; the kernel's reason is in its log (dmesg | tail)",
+		       path, used);
+	return r;
+}
+
+static int cmd_decommission(const struct opts *o)
+{
+	struct ressd_label l;
+	struct rdev d;
+	const char *why, *path = o->pos[0];
+	char warning[512];
+	u8 *sb;
+	bool used = false;
+	int r, err;
+	size_t i;
+
+	if (want_pos(C_DECOMMISSION, o, 1, 1) || check_path("device", o->pos[0]))
+		return EXIT_PARAM;
+	r = rdev_open_unused(&d, path, "decommission");
+	if (r) {
+		if (r == EXIT_BUSY)
+			errmsg("(an open dm-ressd device is closed with 'ressdsetup close <name>')");
+		return r;
+	}
+	why = read_label(&d, &l, &err);
+	if (err) {
+		errmsg("%s: cannot read the label: %s", path, strerror(-err));
+		rdev_close(&d);
+		return EXIT_DEVICE;
+	}
+	if (why) {
+		rdev_close(&d);
+		return decommission_resume(path);
+	}
+	if (!(l.flags & RESSD_LABEL_HEAD)) {
+		errmsg("%s was made by 'ressdsetup format', not 'convert': its data starts at 1 MiB "
+		       "and cannot be put back in place. Its normal area holds all of it after "
+		       "'ressdsetup open' and 'ressdsetup close --drain' (sectors %" PRIu64
+		       " to %" PRIu64 ")", path, l.origin_offset, l.origin_offset + l.origin_sectors - 1);
+		rdev_close(&d);
+		return EXIT_PARAM;
+	}
+	/* a log that was never opened has zero superblocks: nothing in it */
+	sb = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
+	err = rdev_read(&d, l.log_offset * SECTOR_SIZE, sb, 2 * RESSD_BLOCK_SIZE);
+	for (i = 0; i < 2 * RESSD_BLOCK_SIZE; i++)
+		used |= sb[i] != 0;
+	free(sb);
+	rdev_close(&d);
+	if (err) {
+		errmsg("%s: cannot read the log: %s", path, strerror(-err));
+		return EXIT_DEVICE;
+	}
+	snprintf(warning, sizeof(warning),
+		 "This will drain the log of %s and make it a plain ext partition\n"
+		 "again, its file system grown over the whole partition.", path);
+	if (!o->batch && !confirm(warning)) {
+		errmsg("decommission: not confirmed: nothing was written");
+		return EXIT_PARAM;
+	}
+	if (used) {
+		r = drain_device(path, &l);
+		if (r)
+			return r;
+	}
+	return decommission_device(path, &l);
 }
 
 /* ---- status ---- */
@@ -1906,6 +2042,10 @@ int main(int argc, char **argv)
 		return cmd_status(&o);
 	case C_CHECK:
 		return cmd_check(&o);
+	case C_CONVERT:
+		return cmd_convert(&o);
+	case C_DECOMMISSION:
+		return cmd_decommission(&o);
 	default:
 		return cmd_dump(&o);
 	}

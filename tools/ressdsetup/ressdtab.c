@@ -528,16 +528,19 @@ static int run_child(const struct tab_ops *ops, char **argv)
 /*
  * The entries tab-open or tab-close acts on: the named ones (even noauto),
  * those with the option initramfs (@initramfs: in the initramfs, even
- * noauto), else all but noauto ones.  Returns the number of names not
- * found.
+ * noauto), else all but noauto ones (@closing: and but initramfs ones,
+ * which stay open until the machine stops).  Returns the number of names
+ * not found.
  */
-static int select_entries(struct tab *t, int npos, char **names, bool initramfs, bool *sel)
+static int select_entries(struct tab *t, int npos, char **names, bool initramfs, bool closing,
+			  bool *sel)
 {
 	int i, missing = 0;
 	size_t k;
 
 	for (k = 0; k < t->n; k++)
-		sel[k] = initramfs ? t->e[k].initramfs : !npos && !t->e[k].noauto;
+		sel[k] = initramfs ? t->e[k].initramfs :
+			 !npos && !t->e[k].noauto && !(closing && t->e[k].initramfs);
 	for (i = 1; i <= npos; i++) {
 		const char *name = names[i];
 
@@ -640,8 +643,9 @@ static int tab_each(int argc, char **argv, const struct tab_ops *ops, bool rever
 		return 1;
 	}
 	sel = xcalloc(t.n, sizeof(*sel));
-	failed = select_entries(&t, npos, argv, initramfs, sel);
-	if (!npos)
+	failed = select_entries(&t, npos, argv, initramfs, reverse, sel);
+	/* (an error on another line must not keep the root from booting) */
+	if (!npos && !initramfs)
 		failed += t.errors;
 	for (i = 0; i < t.n; i++) {
 		k = reverse ? t.n - 1 - i : i;

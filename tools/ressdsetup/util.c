@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -152,4 +154,70 @@ char *absolute_path(const char *path)
 		exit(8);
 	}
 	return p;
+}
+
+int run_prog(const char *prog, const char *const *args, char **out)
+{
+	const char *argv[16];
+	int pfd[2] = { -1, -1 }, status, n = 0;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	pid_t pid;
+
+	argv[n++] = prog;
+	while (*args && n < (int)ARRAY_SIZE(argv) - 1)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	if (out && pipe(pfd))
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (out) {
+			dup2(pfd[1], STDOUT_FILENO);
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", progname, argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (out) {
+		close(pfd[1]);
+		for (;;) {
+			ssize_t r;
+
+			if (len + 4096 + 1 > cap) {
+				char *nb;
+
+				cap = cap ? 2 * cap : 8192;
+				nb = realloc(buf, cap);
+				if (!nb) {
+					errmsg("out of memory");
+					exit(8);
+				}
+				buf = nb;
+			}
+			r = read(pfd[0], buf + len, 4096);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			len += (size_t)r;
+		}
+		close(pfd[0]);
+		if (!buf)
+			buf = xcalloc(1, 1);
+		buf[len] = 0;
+		*out = buf;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+	return -1;
 }

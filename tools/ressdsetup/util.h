@@ -11,6 +11,13 @@
 #define SECTOR_SIZE	((u64)512)
 #define MiB		((u64)1 << 20)
 
+/* Exit codes of format, table, open, close, status, convert (as cryptsetup's). */
+#define EXIT_OK		0
+#define EXIT_PARAM	1	/* wrong parameters, refused, not confirmed, dmsetup failed */
+#define EXIT_NOMEM	3
+#define EXIT_DEVICE	4	/* wrong device: missing, too small, no label, I/O error */
+#define EXIT_BUSY	5	/* device mounted or in use */
+
 extern const char *progname;
 
 /* "ressdsetup: <message>" on stderr. */
@@ -40,5 +47,11 @@ bool confirm(const char *warning);
 
 /* An absolute form of @path: as given when absolute, else realpath(). */
 char *absolute_path(const char *path);
+/*
+ * Run @prog (looked up in PATH) with @args (NULL-terminated, without
+ * argv[0], at most 14); with @out, its standard output is returned there
+ * (malloc'ed).  Returns its exit status, or -1 when it could not be run.
+ */
+int run_prog(const char *prog, const char *const *args, char **out);
 
 #endif

@@ -9,6 +9,8 @@
 if [ -x /sbin/ressdsetup ] && [ -r /etc/ressdtab ]; then
     modprobe -q dm_ressd
     if ! /sbin/ressdsetup tab-open --initramfs >/run/ressd-open.log 2>&1; then
-        warn "ressd: $(tail -n 1 /run/ressd-open.log)"
+        while read -r line; do
+            warn "ressd: $line"
+        done < /run/ressd-open.log
     fi
 fi

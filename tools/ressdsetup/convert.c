@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ressdsetup convert and decommission: an ext2/3/4 partition made into a
+ * dm-ressd device in place, and back, without moving the file system's
+ * data.  The converted layout (label.h, RESSD_LABEL_HEAD):
+ *
+ *   0      4 KiB      1 MiB               fs_end     +1 MiB        end-4K  end
+ *   | label | zeros   | file system ...     | head copy | log ...     | intent |
+ *
+ * The file system is shrunk to fs_end (resize2fs); its first 1 MiB is
+ * copied to fs_end (the head copy), where the mapped device finds it: open
+ * stacks a dm-linear device (<name>-origin: the head copy, then the file
+ * system in place from 1 MiB) under the target.  The label then takes the
+ * first 1 MiB, so that the raw partition is no longer seen as a file
+ * system.  The intent block, the last 4 KiB of the partition, holds the
+ * same label from before the first 1 MiB is overwritten until
+ * decommission has put the head back: with it a rerun knows the layout
+ * when the first 1 MiB is torn.
+ *
+ * Each step is durable (fsync) before the next, and each command, rerun
+ * after a crash at any point, finds where it stopped:
+ *
+ *   convert:  e2fsck, resize2fs, head copy, log start zeroed, intent,
+ *             first 1 MiB = label + zeros
+ *   decommission (the log drained first, by ressdsetup.c): intent written
+ *             again, head copy back to the first 1 MiB, intent zeroed,
+ *             e2fsck, resize2fs to the whole partition
+ *
+ * RESSD_CONVERT_STOP=<step> (resize, copy, intent, label; restore, unintent)
+ * ends the command after that step, as a crash there would: the tests use
+ * it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "log.h"
+#include "util.h"
+
+#define AREA		(RESSD_LABEL_AREA_SECTORS * SECTOR_SIZE)	/* 1 MiB */
+#define EXT_SB_OFF	1024
+#define EXT_MAGIC	0xEF53
+#define EXT_INCOMPAT_64BIT	0x80
+
+/* An ext2/3/4 superblock in the 1 MiB at @head: 0 and its size in bytes, or -1. */
+static int ext_size(const u8 *head, u64 *bytes)
+{
+	const u8 *sb = head + EXT_SB_OFF;
+	u32 lo, hi = 0, log_bs, incompat;
+
+	if ((sb[56] | sb[57] << 8) != EXT_MAGIC)
+		return -1;
+	lo = (u32)sb[4] | (u32)sb[5] << 8 | (u32)sb[6] << 16 | (u32)sb[7] << 24;
+	log_bs = (u32)sb[24] | (u32)sb[25] << 8 | (u32)sb[26] << 16 | (u32)sb[27] << 24;
+	incompat = (u32)sb[96] | (u32)sb[97] << 8 | (u32)sb[98] << 16 | (u32)sb[99] << 24;
+	if (incompat & EXT_INCOMPAT_64BIT)
+		hi = (u32)sb[336] | (u32)sb[337] << 8 | (u32)sb[338] << 16 | (u32)sb[339] << 24;
+	if (log_bs > 6)
+		return -1;
+	*bytes = ((u64)hi << 32 | lo) * (1024ULL << log_bs);
+	return 0;
+}
+
+static void stop_after(const char *step)
+{
+	const char *s = getenv("RESSD_CONVERT_STOP");
+
+	if (s && !strcmp(s, step)) {
+		printf("Stopped after the step '%s' (RESSD_CONVERT_STOP): run the command again.\n",
+		       step);
+		exit(9);
+	}
+}
+
+static int io(int r, const struct rdev *d, const char *what)
+{
+	if (r)
+		errmsg("%s: %s: %s", d->path, what, strerror(-r));
+	return r ? EXIT_DEVICE : EXIT_OK;
+}
+
+static int write_sync(const struct rdev *d, u64 off, const void *buf, size_t len, const char *what)
+{
+	int r = rdev_write(d, off, buf, len);
+
+	if (!r)
+		r = rdev_sync(d);
+	return io(r, d, what);
+}
+
+/* The offset of the intent block: the last whole 4 KiB of the device. */
+static u64 intent_offset(const struct rdev *d)
+{
+	return (d->size & ~(u64)(RESSD_BLOCK_SIZE - 1)) - RESSD_BLOCK_SIZE;
+}
+
+/*
+ * The label of the converted layout in the intent block: 0 with @l, 1 when
+ * there is none (or it is not for this device), or an exit code.
+ */
+static int read_intent(const struct rdev *d, struct ressd_label *l)
+{
+	u8 *blk = xmalloc_aligned(RESSD_BLOCK_SIZE);
+	int r = rdev_read(d, intent_offset(d), blk, RESSD_BLOCK_SIZE);
+
+	if (r) {
+		free(blk);
+		return io(r, d, "reading the intent block");
+	}
+	r = label_decode(blk, l) || !(l->flags & RESSD_LABEL_HEAD) ||
+	    l->device_sectors != d->size / SECTOR_SIZE;
+	free(blk);
+	return r;
+}
+
+static int run_fsck(const char *path)
+{
+	const char *args[] = { "-f", "-p", path, NULL };
+	int r;
+
+	printf("Checking the file system (e2fsck -f -p %s)...\n", path);
+	r = run_prog("e2fsck", args, NULL);
+	/* 0: clean, 1: errors corrected */
+	if (r == 0 || r == 1)
+		return EXIT_OK;
+	errmsg("%s: e2fsck -f -p %s: exit %d: repair the file system (e2fsck -f %s) first",
+	       path, r < 0 ? "could not run" : "failed", r, path);
+	return EXIT_DEVICE;
+}
+
+static int run_resize(const char *path, u64 bytes)
+{
+	char size[32];
+	const char *args[] = { path, size, NULL };
+	int r;
+
+	if (bytes)
+		snprintf(size, sizeof(size), "%" PRIu64 "K", bytes / 1024);
+	else
+		args[1] = NULL;	/* to the device's size */
+	printf("Resizing the file system (resize2fs %s %s)...\n", path, bytes ? size : "");
+	r = run_prog("resize2fs", args, NULL);
+	if (r) {
+		errmsg("%s: resize2fs %s: exit %d", path, r < 0 ? "could not run" : "failed", r);
+		return EXIT_DEVICE;
+	}
+	return EXIT_OK;
+}
+
+/* Is the 1 MiB at @off the same as @buf? */
+static int same_area(const struct rdev *d, u64 off, const u8 *buf, bool *same)
+{
+	u8 *b = xmalloc_aligned(AREA);
+	int r = rdev_read(d, off, b, AREA);
+
+	*same = !r && !memcmp(b, buf, AREA);
+	free(b);
+	return io(r, d, "reading the head copy");
+}
+
+/* The label block and zeros over the first 1 MiB: the converted device. */
+static int write_label_area(const struct rdev *d, const struct ressd_label *l)
+{
+	u8 *area = xmalloc_aligned(AREA);
+	int r;
+
+	label_encode(area, l);
+	r = write_sync(d, 0, area, AREA, "writing the label");
+	free(area);
+	return r;
+}
+
+/* The converted layout of @d for a log of at least @reserved bytes, into @l. */
+static int plan(const struct rdev *d, u64 reserved, struct ressd_label *l)
+{
+	const u64 min_log = (u64)RESSD_MIN_LOG_BLOCKS * RESSD_BLOCK_SIZE;
+	const u64 max_log = ((u64)RESSD_MAX_SLOTS + RESSD_SB_BLOCKS) * RESSD_BLOCK_SIZE;
+	u64 end = intent_offset(d), log_off, fs_end;
+	char h1[32], h2[32];
+
+	if (end < reserved + 4 * AREA) {
+		errmsg("%s is too small (%s) for a %s reserved area", d->path,
+		       human_bytes(d->size, h1), human_bytes(reserved, h2));
+		return EXIT_DEVICE;
+	}
+	log_off = (end - reserved) & ~(AREA - 1);
+	fs_end = log_off - AREA;
+	if (end - log_off > max_log) {
+		errmsg("convert: the reserved area of %s is above the maximum log size of %s",
+		       human_bytes(end - log_off, h1), human_bytes(max_log, h2));
+		return EXIT_PARAM;
+	}
+	if (end - log_off < min_log) {
+		errmsg("convert: the reserved area of %s is below the minimum log size of %s",
+		       human_bytes(end - log_off, h1), human_bytes(min_log, h2));
+		return EXIT_PARAM;
+	}
+	l->flags |= RESSD_LABEL_SAME_DEV | RESSD_LABEL_HEAD;
+	l->device_sectors = d->size / SECTOR_SIZE;
+	l->origin_offset = 0;
+	l->origin_sectors = fs_end / SECTOR_SIZE;
+	l->head_offset = fs_end / SECTOR_SIZE;
+	l->log_offset = log_off / SECTOR_SIZE;
+	l->log_sectors = (end - log_off) / SECTOR_SIZE;
+	l->created = (u64)time(NULL);
+	if (getrandom(&l->nonce, sizeof(l->nonce), 0) != sizeof(l->nonce) ||
+	    getrandom(l->uuid, sizeof(l->uuid), 0) != sizeof(l->uuid)) {
+		errmsg("convert: cannot get random numbers: %s", strerror(errno));
+		return EXIT_DEVICE;
+	}
+	l->uuid[6] = (l->uuid[6] & 0x0f) | 0x40;	/* version 4 */
+	l->uuid[8] = (l->uuid[8] & 0x3f) | 0x80;	/* RFC 4122 variant */
+	return EXIT_OK;
+}
+
+static void report(const struct ressd_label *l, const char *path)
+{
+	char h1[32], uuid[37];
+
+	uuid_format(l->uuid, uuid);
+	printf("Converted %s (uuid %s):\n", path, uuid);
+	printf("  label          sectors 0..7 (4 KiB)\n");
+	printf("  normal area    sectors 0..%" PRIu64 " (%s): the file system, its first 1 MiB "
+	       "at sectors %" PRIu64 "..%" PRIu64 "\n", l->origin_sectors - 1,
+	       human_bytes(l->origin_sectors * SECTOR_SIZE, h1), l->head_offset,
+	       (u64)(l->head_offset + RESSD_LABEL_AREA_SECTORS - 1));
+	printf("  reserved area  sectors %" PRIu64 "..%" PRIu64 " (%s, %u log slots)\n",
+	       l->log_offset, l->log_offset + l->log_sectors - 1,
+	       human_bytes(l->log_sectors * SECTOR_SIZE, h1), ressd_nr_slots(l->log_sectors));
+	printf("Open it with: ressdsetup open %s <name>; mount /dev/mapper/<name>\n", path);
+}
+
+/*
+ * The head copy is durable and the intent names it: make the first 1 MiB
+ * the label (the last step of convert, or its rerun).
+ */
+static int finish_convert(const struct rdev *d, struct ressd_label *l)
+{
+	int r = write_label_area(d, l);
+
+	if (!r) {
+		stop_after("label");
+		report(l, d->path);
+	}
+	return r;
+}
+
+int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserved, bool batch)
+{
+	struct ressd_label l, cur;
+	struct rdev dev, *d = &dev;
+	u8 *head;
+	u64 fs_bytes, size;
+	bool same, blk;
+	char h1[32], h2[32], h3[32], warning[1024];
+	int r, ri;
+
+	r = rdev_open_unused(d, path, "convert");
+	if (r)
+		return r;
+	head = xmalloc_aligned(AREA);
+	r = io(rdev_read(d, 0, head, AREA), d, "reading its first 1 MiB");
+	if (r)
+		goto out;
+	if (!label_decode(head, &cur)) {
+		if (cur.flags & RESSD_LABEL_HEAD) {
+			printf("%s is converted already.\n", d->path);
+			r = EXIT_OK;
+		} else {
+			errmsg("%s is a dm-ressd device made by 'ressdsetup format': nothing to convert",
+			       d->path);
+			r = EXIT_PARAM;
+		}
+		goto out;
+	}
+	ri = read_intent(d, &l);
+	if (ri > 1) {
+		r = ri;
+		goto out;
+	}
+	if (!ri && (l.flags & RESSD_LABEL_RESTORING)) {
+		errmsg("%s: a decommission was interrupted while it put the file system's first "
+		       "1 MiB back: run 'ressdsetup decommission %s' again first", path, path);
+		r = EXIT_PARAM;
+		goto out;
+	}
+	if (!ri) {
+		/*
+		 * A conversion that stopped after the intent: its head copy is
+		 * durable.  While the first 1 MiB still holds the file system
+		 * (it may have been mounted since), copy it again.
+		 */
+		printf("%s: resuming a conversion that was interrupted.\n", d->path);
+		if (!ext_size(head, &fs_bytes) && fs_bytes <= l.origin_sectors * SECTOR_SIZE) {
+			r = same_area(d, l.head_offset * SECTOR_SIZE, head, &same);
+			if (!r && !same)
+				r = write_sync(d, l.head_offset * SECTOR_SIZE, head, AREA,
+					       "writing the head copy");
+			if (r)
+				goto out;
+		}
+		r = finish_convert(d, &l);
+		goto out;
+	}
+	if (ext_size(head, &fs_bytes)) {
+		errmsg("%s holds no ext2/ext3/ext4 file system: convert takes only those "
+		       "(for an empty device: ressdsetup format)", d->path);
+		r = EXIT_PARAM;
+		goto out;
+	}
+	l = *tmpl;
+	r = plan(d, reserved, &l);
+	if (r)
+		goto out;
+	snprintf(warning, sizeof(warning),
+		 "This will make the file system on %s a dm-ressd device: it is shrunk\n"
+		 "to %s (it uses %s now), its first 1 MiB is moved to its end, and the\n"
+		 "last %s of the partition become the log.  Afterwards it is mounted\n"
+		 "through /dev/mapper/<name> only (ressdsetup open); 'ressdsetup\n"
+		 "decommission' undoes it.  Have a backup all the same.", d->path,
+		 human_bytes(l.origin_sectors * SECTOR_SIZE, h1), human_bytes(fs_bytes, h2),
+		 human_bytes(d->size - l.origin_sectors * SECTOR_SIZE, h3));
+	if (!batch && !confirm(warning)) {
+		errmsg("convert: not confirmed: nothing was written");
+		r = EXIT_PARAM;
+		goto out;
+	}
+	/* (e2fsck and resize2fs open the device exclusively) */
+	size = d->size;
+	blk = d->blk;
+	rdev_close(d);
+	r = run_fsck(path);
+	if (!r && fs_bytes > l.origin_sectors * SECTOR_SIZE)
+		r = run_resize(path, l.origin_sectors * SECTOR_SIZE);
+	/* resize2fs shrinks an image file with its file system */
+	if (!r && !blk && truncate(path, (off_t)size)) {
+		errmsg("%s: cannot restore its size: %s", path, strerror(errno));
+		r = EXIT_DEVICE;
+	}
+	if (!r)
+		r = rdev_open_unused(d, path, "convert");
+	if (r) {
+		free(head);
+		return r;
+	}
+	stop_after("resize");
+	/* what resize2fs left in the first 1 MiB, and the size it made */
+	r = io(rdev_read(d, 0, head, AREA), d, "reading its first 1 MiB");
+	if (r)
+		goto out;
+	if (ext_size(head, &fs_bytes) || fs_bytes > l.origin_sectors * SECTOR_SIZE) {
+		errmsg("%s: the file system is not %s or smaller after resize2fs", d->path,
+		       human_bytes(l.origin_sectors * SECTOR_SIZE, h1));
+		r = EXIT_DEVICE;
+		goto out;
+	}
+	r = write_sync(d, l.head_offset * SECTOR_SIZE, head, AREA, "writing the head copy");
+	if (r)
+		goto out;
+	stop_after("copy");
+	/* the log's superblocks zero: the target formats it on first open */
+	memset(head, 0, 2 * RESSD_BLOCK_SIZE);
+	r = write_sync(d, l.log_offset * SECTOR_SIZE, head, 2 * RESSD_BLOCK_SIZE,
+		       "zeroing the log's start");
+	if (!r) {
+		label_encode(head, &l);
+		r = write_sync(d, intent_offset(d), head, RESSD_BLOCK_SIZE, "writing the intent block");
+	}
+	if (r)
+		goto out;
+	stop_after("intent");
+	r = finish_convert(d, &l);
+out:
+	free(head);
+	rdev_close(d);
+	return r;
+}
+
+/*
+ * decommission_device() on the open @d, which it closes; without @copy the
+ * first 1 MiB holds the file system already (a conversion that stopped
+ * before its last step).
+ */
+static int decommission(struct rdev *d, const struct ressd_label *lab, bool copy)
+{
+	struct ressd_label l = *lab;
+	u8 *head = xmalloc_aligned(AREA);
+	u64 fs_bytes;
+	int r = EXIT_OK;
+
+	if (!copy)
+		goto unintent;
+	/*
+	 * The intent, marked: a torn first 1 MiB must still say where the
+	 * head is, and that it is being put back (convert must not take it
+	 * for a file system to copy).
+	 */
+	l.flags |= RESSD_LABEL_RESTORING;
+	label_encode(head, &l);
+	r = write_sync(d, intent_offset(d), head, RESSD_BLOCK_SIZE, "writing the intent block");
+	if (r)
+		goto out;
+	r = io(rdev_read(d, l.head_offset * SECTOR_SIZE, head, AREA), d, "reading the head copy");
+	if (r)
+		goto out;
+	if (ext_size(head, &fs_bytes) || fs_bytes > l.origin_sectors * SECTOR_SIZE) {
+		errmsg("%s: the head copy holds no file system of the normal area's size: "
+		       "refusing to write it back", d->path);
+		r = EXIT_DEVICE;
+		goto out;
+	}
+	r = write_sync(d, 0, head, AREA, "writing the head back");
+	if (r)
+		goto out;
+	stop_after("restore");
+unintent:
+	memset(head, 0, RESSD_BLOCK_SIZE);
+	r = write_sync(d, intent_offset(d), head, RESSD_BLOCK_SIZE, "zeroing the intent block");
+	if (r)
+		goto out;
+	stop_after("unintent");
+	free(head);
+	rdev_close(d);
+	r = run_fsck(d->path);
+	if (!r)
+		r = run_resize(d->path, 0);
+	if (!r)
+		printf("Decommissioned %s: a plain ext file system again, over the whole partition.\n",
+		       d->path);
+	return r;
+out:
+	free(head);
+	rdev_close(d);
+	return r;
+}
+
+int decommission_device(const char *path, const struct ressd_label *l)
+{
+	struct rdev d;
+	int r = rdev_open_unused(&d, path, "decommission");
+
+	return r ? r : decommission(&d, l, true);
+}
+
+int decommission_resume(const char *path)
+{
+	struct ressd_label l;
+	struct rdev d;
+	u64 fs_bytes, size;
+	bool copy;
+	u8 *head;
+	int r = rdev_open_unused(&d, path, "decommission");
+
+	if (r)
+		return r;
+	r = read_intent(&d, &l);
+	if (r == 1) {
+		/*
+		 * No label, no intent: a plain file system already, or nothing
+		 * ressdsetup knows.  A decommission stopped after putting the
+		 * head back leaves the file system short of the partition.
+		 */
+		head = xmalloc_aligned(AREA);
+		r = io(rdev_read(&d, 0, head, AREA), &d, "reading its first 1 MiB");
+		if (!r && ext_size(head, &fs_bytes)) {
+			errmsg("%s: no ressd label and no file system (nothing to decommission)", path);
+			r = EXIT_DEVICE;
+		}
+		free(head);
+		size = d.size;
+		rdev_close(&d);
+		if (r)
+			return r;
+		if (fs_bytes + AREA > size) {
+			printf("%s is a plain file system already.\n", path);
+			return EXIT_OK;
+		}
+		printf("%s is a plain file system already, smaller than the partition: "
+		       "growing it (an interrupted decommission).\n", path);
+		r = run_fsck(path);
+		return r ? r : run_resize(path, 0);
+	}
+	if (r) {
+		rdev_close(&d);
+		return r;
+	}
+	/*
+	 * Without the mark, a conversion stopped: while the first 1 MiB holds
+	 * the file system, it is the newest (it may have been mounted since).
+	 */
+	head = xmalloc_aligned(AREA);
+	r = io(rdev_read(&d, 0, head, AREA), &d, "reading its first 1 MiB");
+	copy = (l.flags & RESSD_LABEL_RESTORING) || ext_size(head, &fs_bytes) ||
+	       fs_bytes > l.origin_sectors * SECTOR_SIZE;
+	free(head);
+	if (r) {
+		rdev_close(&d);
+		return r;
+	}
+	l.flags &= ~RESSD_LABEL_RESTORING;
+	printf("%s: finishing an interrupted %s.\n", path,
+	       copy ? "decommission (or conversion): putting the head back" : "conversion: undoing it");
+	return decommission(&d, &l, copy);
+}
