@@ -366,7 +366,8 @@ done
 # everything dm-ressd wrote.
 SQL_TXNS=${CPU_SQLITE_TXNS:-300}
 sqlite_run() {	# <target> <rep>
-	local dev=/dev/mapper/$1 mnt=$BENCH_TMP/sqlite-mnt lat=sqlite-$1-$2.lat
+	local dev=/dev/mapper/ressd mnt=$BENCH_TMP/sqlite-mnt lat=sqlite-$1-$2.lat
+	[ "$1" = linear ] && dev=/dev/mapper/lin
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || bench_die "mkfs.ext4 on $dev"
 	mkdir -p "$mnt"
 	mount "$dev" "$mnt" || bench_die "mount $dev"
