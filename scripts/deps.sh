@@ -22,7 +22,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	dmsetup fio blktrace e2fsprogs util-linux procps gawk jq
 	sparse python3 python3-venv python3-pip python3-matplotlib dkms
-	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf debootstrap qemu-system-arm
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 )
 if [ "${1:-}" = bench ]; then
 	pkgs+=(f2fs-tools bcache-tools postmark sqlite3)
@@ -70,8 +70,8 @@ for series in "${series_list[@]}"; do
 	kvers+=" $kver"
 done
 # make check's cross builds for the boards: Debian's arm64 and armhf
-# headers, unpacked into the cache (the arm64 guest of make test-arm64 is
-# built from them on its first run).
+# headers, unpacked into the cache (make test-arm64 installs what its guest
+# needs besides, and builds it on its first run).
 for c in "arm64 arm64" "armhf armmp"; do
 	# shellcheck disable=SC2086
 	ressd_cross_headers $c >/dev/null || ressd_die "no Debian 6.1 headers for ${c%% *}"

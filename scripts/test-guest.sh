@@ -70,6 +70,8 @@ if [ $kind = vm ]; then
 	kdir=/usr/src/linux-headers-$kver
 	arch=()
 elif [ $kind = arm64 ]; then
+	ressd_apt_install qemu-system-arm debootstrap gcc-aarch64-linux-gnu ||
+		fail_all "arm64 guest: could not install qemu-system-arm, debootstrap, gcc-aarch64-linux-gnu"
 	guest=$(ressd_arm64_root) || fail_all "arm64 guest: could not build it (run make deps)"
 	kdir=$(ressd_cross_headers arm64 arm64) || fail_all "arm64 guest: no headers"
 	arch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
