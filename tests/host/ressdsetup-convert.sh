@@ -13,10 +13,13 @@
 #    file unchanged;
 #  - stopped after each step (RESSD_CONVERT_STOP, as a crash there would)
 #    and run again, each ends the same; a first 1 MiB torn in the middle of
-#    the last step of either is finished by a rerun; SIGKILL at random
-#    moments of convert, then a rerun;
+#    the last step of either (the superblock overwritten or kept) is
+#    finished by a rerun; the raw file system written to or grown between
+#    an interrupted convert and the rerun keeps what was written; SIGKILL
+#    at random moments of convert, then a rerun;
 #  - refusals: no file system, a formatted (not converted) device, a
-#    decommission interrupted and then convert.
+#    decommission interrupted and then convert, a damaged label over a used
+#    log, a partition that changed size.
 #
 # Prints "ok:" lines; exits non-zero at the first failure.
 set -uo pipefail
@@ -24,8 +27,8 @@ set -uo pipefail
 . "$(dirname "$0")/../../scripts/common.sh"
 dir=$RESSD_TOP/tools/ressdsetup
 tool=$dir/ressdsetup
-# shellcheck source=tests/host/lib.sh disable=SC1091
-. "$RESSD_TOP/tests/host/lib.sh"
+# shellcheck source=tests/lib/host.sh disable=SC1091
+. "$RESSD_TOP/tests/lib/host.sh"
 
 ressd_apt_install gcc make e2fsprogs ||
 	fail "could not install the packages this test needs"
@@ -47,7 +50,8 @@ files_of() {
 	e2fsck -fn "$1" >"$tmp/fsck.log" 2>&1 || { cat "$tmp/fsck.log"; fail "$2: e2fsck -fn found problems"; }
 	debugfs -R "rdump / $tmp/out" "$1" >/dev/null 2>&1 || fail "$2: debugfs rdump"
 	(cd "$tmp/out" && find . -type f ! -path './lost+found/*' | sort | xargs sha1sum) >"$tmp/got"
-	diff -q "$tmp/want" "$tmp/got" >/dev/null || { diff "$tmp/want" "$tmp/got" | head; fail "$2: files differ"; }
+	diff -q "${WANT:-$tmp/want}" "$tmp/got" >/dev/null ||
+		{ diff "${WANT:-$tmp/want}" "$tmp/got" | head; fail "$2: files differ"; }
 }
 # view_of <converted image>: the mapped device's view, as the dm-linear
 # origin maps it (from the label's table), into $tmp/view.img
@@ -77,6 +81,19 @@ plain() {	# <image> <what>
 	bc=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p')
 	bs=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block size: *//p')
 	[ $((bc * bs)) = $((256 << 20)) ] || fail "$2: the file system is $((bc * bs)) bytes, not the whole image"
+}
+# finish_with <convert|decommission> <what>: run the command on $img (after
+# an interruption) and check the result: converted, or plain.
+finish_with() {
+	if [ "$1" = convert ]; then
+		"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 ||
+			{ cat "$tmp/out.log"; fail "convert $2"; }
+		converted "$img" "convert $2"
+	else
+		"$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 ||
+			{ cat "$tmp/out.log"; fail "decommission $2"; }
+		plain "$img" "decommission $2"
+	fi
 }
 img=$tmp/p.img
 
@@ -114,23 +131,18 @@ done
 ok "decommission stopped after each step (restore, unintent) and run again: plain, every file"
 
 # ---- a torn first 1 MiB ----
-# convert's last step torn: only the first 2 KiB of the label area written
-# (the layout is the same for the same image and size)
+# convert's last step torn: only the first 2 KiB of its label area written
+# (that area: the same stopped conversion finished on a copy)
 fresh "$img"
-"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
-dd if="$img" of="$tmp/label-area" bs=1M count=1 status=none
+RESSD_CONVERT_STOP=intent "$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1
+cp "$img" "$tmp/stopped0.img"
+cp "$img" "$tmp/q.img"
+"$tool" convert "$tmp/q.img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert of the copy"
+dd if="$tmp/q.img" of="$tmp/label-area" bs=1M count=1 status=none
 for then in convert decommission; do
-	fresh "$img"
-	RESSD_CONVERT_STOP=intent "$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1
+	cp "$tmp/stopped0.img" "$img"
 	dd if="$tmp/label-area" of="$img" bs=2K count=1 conv=notrunc status=none
-	"$tool" $then "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 ||
-		"$tool" $then "$img" --batch >"$tmp/out.log" 2>&1 ||
-		{ cat "$tmp/out.log"; fail "$then after a torn convert"; }
-	if [ $then = convert ]; then
-		converted "$img" "convert after a torn label step"
-	else
-		plain "$img" "decommission after a torn convert"
-	fi
+	finish_with $then "after a torn label write"
 done
 # decommission's copy back torn: half of the head written over the label
 fresh "$img"
@@ -148,12 +160,67 @@ rc=0
 plain "$img" "decommission after a torn restore"
 ok "a torn first 1 MiB: convert or decommission run again finish; convert refuses while a decommission is unfinished"
 
+# the label's write torn with the file system's superblock (sectors 2-3)
+# still there: the rest of the label area over the file system
+fresh "$img"
+RESSD_CONVERT_STOP=intent "$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1
+cp "$img" "$tmp/q.img"
+"$tool" convert "$tmp/q.img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert of the copy"
+dd if="$tmp/q.img" of="$tmp/label-area" bs=1M count=1 status=none
+cp "$img" "$tmp/stopped.img"
+for then in convert decommission; do
+	cp "$tmp/stopped.img" "$img"
+	dd if="$tmp/label-area" of="$img" bs=512 count=2 conv=notrunc status=none
+	dd if="$tmp/label-area" of="$img" bs=512 skip=4 seek=4 count=2044 conv=notrunc status=none
+	[ "$(blkid -p -o value -s TYPE "$img")" = ext4 ] || fail "the torn state lost the superblock"
+	finish_with $then "after a torn label write keeping the superblock"
+done
+ok "a torn label write that kept the superblock: the head copy is the file system's (convert finishes, decommission puts it back)"
+
+# the raw file system used between an interrupted convert and its rerun:
+# written to (its first 1 MiB changed: copied again), or grown (the intent
+# is stale: converted again)
+echo "written after the stop" >"$tmp/newfile"
+cp "$tmp/want" "$tmp/want2"
+(cd "$tmp" && sha1sum newfile | sed 's| newfile$| ./newfile|') >>"$tmp/want2"
+sort -k2 -o "$tmp/want2" "$tmp/want2"
+for how in written grown; do
+	for then in convert decommission; do
+		cp "$tmp/stopped.img" "$img"
+		[ $how = grown ] && { resize2fs "$img" >/dev/null 2>&1 || fail "resize2fs grow"; }
+		debugfs -w -R "write $tmp/newfile newfile" "$img" >/dev/null 2>&1 || fail "debugfs write"
+		WANT=$tmp/want2 finish_with $then "after the raw file system was $how"
+	done
+done
+ok "the raw file system written to or grown after an interrupted convert: either command keeps what was written"
+
+# a converted device whose label is damaged while its log holds data:
+# decommission must not put the head back over the log's newer blocks
+fresh "$img"
+"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
+lo=$("$tool" table "$img" | awk '$3 == "ressd" { print $7 }')
+printf 'x' | dd of="$img" bs=1 seek=$((lo * 512 + 100)) conv=notrunc status=none
+printf 'x' | dd of="$img" bs=1 seek=100 conv=notrunc status=none
+rc=0
+"$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 || rc=$?
+{ [ $rc = 4 ] && grep -q "label is damaged and its log holds data" "$tmp/out.log"; } ||
+	{ cat "$tmp/out.log"; fail "decommission with a damaged label and a used log: exit $rc"; }
+# a partition that changed size since convert
+fresh "$img"
+"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
+truncate -s +64M "$img"
+rc=0
+"$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 || rc=$?
+{ [ $rc = 4 ] && grep -q "changed size since it was converted" "$tmp/out.log"; } ||
+	{ cat "$tmp/out.log"; fail "decommission of a resized partition: exit $rc"; }
+ok "decommission refuses a damaged label over a used log, and a partition that changed size"
+
 # ---- SIGKILL at random moments of convert ----
 for k in 1 2 3 4 5; do
 	fresh "$img"
 	"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 &
 	pid=$!
-	sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
+	sleep "0.0$((RANDOM % 10))"	# (a convert of this image takes about 50 ms)
 	pkill -KILL -P $pid 2>/dev/null	# e2fsck or resize2fs, when running
 	kill -KILL $pid 2>/dev/null
 	wait $pid 2>/dev/null

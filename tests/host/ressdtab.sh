@@ -30,8 +30,8 @@ set -uo pipefail
 top=$RESSD_TOP
 dir=$top/tools/ressdsetup
 tool=$dir/ressdsetup
-# shellcheck source=tests/host/lib.sh disable=SC1091
-. "$RESSD_TOP/tests/host/lib.sh"
+# shellcheck source=tests/lib/host.sh disable=SC1091
+. "$RESSD_TOP/tests/lib/host.sh"
 
 ressd_apt_install gcc make util-linux man-db groff-base ||
 	fail "could not install the packages this test needs"

@@ -153,15 +153,39 @@ static int run_resize(const char *path, u64 bytes)
 	return EXIT_OK;
 }
 
-/* Is the 1 MiB at @off the same as @buf? */
-static int same_area(const struct rdev *d, u64 off, const u8 *buf, bool *same)
-{
-	u8 *b = xmalloc_aligned(AREA);
-	int r = rdev_read(d, off, b, AREA);
+/* What the first 1 MiB (@area) holds, against the intent @l of a conversion. */
+enum head_state {
+	HEAD_TORN,	/* each sector the label area's or the head copy's: a write of
+			 * either over the other, done, not begun, or torn */
+	HEAD_FS,	/* a file system that changed since the head copy was made
+			 * (mounted since): the newest */
+	HEAD_GROWN,	/* a file system larger than the normal area: the intent is stale */
+	HEAD_OTHER,	/* neither */
+};
 
-	*same = !r && !memcmp(b, buf, AREA);
-	free(b);
-	return io(r, d, "reading the head copy");
+static int classify(const struct rdev *d, const struct ressd_label *l, const u8 *area,
+		    enum head_state *st)
+{
+	struct ressd_label conv = *l;
+	u8 *copy = xmalloc_aligned(AREA), *lab = xmalloc_aligned(AREA);
+	u64 fs_bytes, off;
+	bool fs = !ext_size(area, &fs_bytes);
+	int r = io(rdev_read(d, l->head_offset * SECTOR_SIZE, copy, AREA), d, "reading the head copy");
+
+	conv.flags &= ~RESSD_LABEL_RESTORING;
+	label_encode(lab, &conv);
+	*st = HEAD_TORN;
+	for (off = 0; off < AREA; off += SECTOR_SIZE)
+		if (memcmp(area + off, copy + off, SECTOR_SIZE) &&
+		    memcmp(area + off, lab + off, SECTOR_SIZE))
+			*st = HEAD_OTHER;
+	if (fs && fs_bytes > l->origin_sectors * SECTOR_SIZE)
+		*st = HEAD_GROWN;
+	else if (*st == HEAD_OTHER && fs)
+		*st = HEAD_FS;
+	free(copy);
+	free(lab);
+	return r;
 }
 
 /* The label block and zeros over the first 1 MiB: the converted device. */
@@ -257,7 +281,8 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 	struct rdev dev, *d = &dev;
 	u8 *head;
 	u64 fs_bytes, size;
-	bool same, blk;
+	enum head_state st;
+	bool blk;
 	char h1[32], h2[32], h3[32], warning[1024];
 	int r, ri;
 
@@ -293,20 +318,35 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 	if (!ri) {
 		/*
 		 * A conversion that stopped after the intent: its head copy is
-		 * durable.  While the first 1 MiB still holds the file system
-		 * (it may have been mounted since), copy it again.
+		 * durable.  The first 1 MiB holds that copy, the label, or a
+		 * torn mix of the two: the label goes on.  A file system that
+		 * changed since (mounted): copied again first.  One that grew
+		 * past the normal area: the intent is stale, start again.
 		 */
 		printf("%s: resuming a conversion that was interrupted.\n", d->path);
-		if (!ext_size(head, &fs_bytes) && fs_bytes <= l.origin_sectors * SECTOR_SIZE) {
-			r = same_area(d, l.head_offset * SECTOR_SIZE, head, &same);
-			if (!r && !same)
-				r = write_sync(d, l.head_offset * SECTOR_SIZE, head, AREA,
-					       "writing the head copy");
-			if (r)
-				goto out;
+		r = classify(d, &l, head, &st);
+		if (!r && st == HEAD_FS)
+			r = write_sync(d, l.head_offset * SECTOR_SIZE, head, AREA,
+				       "writing the head copy");
+		if (r)
+			goto out;
+		if (st == HEAD_OTHER) {
+			errmsg("%s: its first 1 MiB holds neither the file system, its copy nor the "
+			       "label: nothing was changed", path);
+			r = EXIT_DEVICE;
+			goto out;
 		}
-		r = finish_convert(d, &l);
-		goto out;
+		if (st != HEAD_GROWN) {
+			r = finish_convert(d, &l);
+			goto out;
+		}
+		printf("%s: the file system grew since: converting it again.\n", path);
+		memset(head, 0, RESSD_BLOCK_SIZE);
+		r = write_sync(d, intent_offset(d), head, RESSD_BLOCK_SIZE, "zeroing the intent block");
+		if (!r)
+			r = io(rdev_read(d, 0, head, AREA), d, "reading its first 1 MiB");
+		if (r)
+			goto out;
 	}
 	if (ext_size(head, &fs_bytes)) {
 		errmsg("%s holds no ext2/ext3/ext4 file system: convert takes only those "
@@ -448,17 +488,23 @@ int decommission_device(const char *path, const struct ressd_label *l)
 	return r ? r : decommission(&d, l, true);
 }
 
-int decommission_resume(const char *path)
+int decommission_resume(const char *path, bool batch)
 {
 	struct ressd_label l;
 	struct rdev d;
+	enum head_state st = HEAD_OTHER;
 	u64 fs_bytes, size;
-	bool copy;
+	bool copy, logged = false;
 	u8 *head;
+	size_t i;
 	int r = rdev_open_unused(&d, path, "decommission");
 
 	if (r)
 		return r;
+	head = xmalloc_aligned(AREA);
+	r = io(rdev_read(&d, 0, head, AREA), &d, "reading its first 1 MiB");
+	if (r)
+		goto out;
 	r = read_intent(&d, &l);
 	if (r == 1) {
 		/*
@@ -466,45 +512,72 @@ int decommission_resume(const char *path)
 		 * ressdsetup knows.  A decommission stopped after putting the
 		 * head back leaves the file system short of the partition.
 		 */
-		head = xmalloc_aligned(AREA);
-		r = io(rdev_read(&d, 0, head, AREA), &d, "reading its first 1 MiB");
-		if (!r && ext_size(head, &fs_bytes)) {
+		r = EXIT_OK;
+		if (ext_size(head, &fs_bytes)) {
 			errmsg("%s: no ressd label and no file system (nothing to decommission)", path);
 			r = EXIT_DEVICE;
+			goto out;
 		}
-		free(head);
 		size = d.size;
+		free(head);
 		rdev_close(&d);
-		if (r)
-			return r;
 		if (fs_bytes + AREA > size) {
 			printf("%s is a plain file system already.\n", path);
 			return EXIT_OK;
 		}
-		printf("%s is a plain file system already, smaller than the partition: "
-		       "growing it (an interrupted decommission).\n", path);
+		if (!batch && !confirm("This file system is smaller than its partition, as a\n"
+				       "decommission stopped before growing it leaves it: grow it?")) {
+			errmsg("decommission: not confirmed: nothing was written");
+			return EXIT_PARAM;
+		}
 		r = run_fsck(path);
 		return r ? r : run_resize(path, 0);
 	}
-	if (r) {
-		rdev_close(&d);
-		return r;
+	if (r)
+		goto out;
+	r = classify(&d, &l, head, &st);
+	if (r)
+		goto out;
+	/* the log of a conversion that finished: only decommission's own path drains it */
+	if (!(l.flags & RESSD_LABEL_RESTORING)) {
+		r = io(rdev_read(&d, l.log_offset * SECTOR_SIZE, head, 2 * RESSD_BLOCK_SIZE), &d,
+		       "reading the log");
+		for (i = 0; !r && i < 2 * RESSD_BLOCK_SIZE; i++)
+			logged |= head[i] != 0;
+		if (!r && logged) {
+			errmsg("%s: its label is damaged and its log holds data: nothing was changed "
+			       "(the label is in the intent block at the partition's end; 'ressdsetup "
+			       "convert' writes it again, then decommission drains the log)", path);
+			r = EXIT_DEVICE;
+		}
+		if (r)
+			goto out;
 	}
-	/*
-	 * Without the mark, a conversion stopped: while the first 1 MiB holds
-	 * the file system, it is the newest (it may have been mounted since).
-	 */
-	head = xmalloc_aligned(AREA);
-	r = io(rdev_read(&d, 0, head, AREA), &d, "reading its first 1 MiB");
-	copy = (l.flags & RESSD_LABEL_RESTORING) || ext_size(head, &fs_bytes) ||
-	       fs_bytes > l.origin_sectors * SECTOR_SIZE;
+	if (st == HEAD_OTHER) {
+		errmsg("%s: its first 1 MiB holds neither the file system, its copy nor the label: "
+		       "nothing was changed", path);
+		r = EXIT_DEVICE;
+		goto out;
+	}
+	/* a torn write of the label or of the head: the head copy is the file system's */
+	copy = st == HEAD_TORN;
+	if (!batch && !confirm(copy ?
+			       "An interrupted conversion or decommission: put the file system's\n"
+			       "first 1 MiB back from its copy and grow it over the partition?" :
+			       "An interrupted conversion, its file system changed since: keep it,\n"
+			       "forget the conversion and grow it over the partition?")) {
+		errmsg("decommission: not confirmed: nothing was written");
+		r = EXIT_PARAM;
+		goto out;
+	}
 	free(head);
-	if (r) {
-		rdev_close(&d);
-		return r;
-	}
 	l.flags &= ~RESSD_LABEL_RESTORING;
 	printf("%s: finishing an interrupted %s.\n", path,
-	       copy ? "decommission (or conversion): putting the head back" : "conversion: undoing it");
+	       copy ? "conversion or decommission: putting the head back" :
+		      "conversion: the file system in place is the newest");
 	return decommission(&d, &l, copy);
+out:
+	free(head);
+	rdev_close(&d);
+	return r;
 }

@@ -27,8 +27,9 @@ int decommission_device(const char *path, const struct ressd_label *l);
 /*
  * @path has no valid label: finish a conversion or decommission that was
  * interrupted after the first 1 MiB began to change, from the intent
- * block (putting the file system back).  Returns an EXIT_* code.
+ * block (putting the file system back); asks first unless @batch.
+ * Returns an EXIT_* code.
  */
-int decommission_resume(const char *path);
+int decommission_resume(const char *path, bool batch);
 
 #endif

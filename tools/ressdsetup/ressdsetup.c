@@ -977,7 +977,13 @@ static int cmd_decommission(const struct opts *o)
 	}
 	if (why) {
 		rdev_close(&d);
-		return decommission_resume(path);
+		return decommission_resume(path, o->batch);
+	}
+	if ((l.flags & RESSD_LABEL_HEAD) && l.device_sectors != d.size / SECTOR_SIZE) {
+		errmsg("%s changed size since it was converted (%" PRIu64 " sectors, now %" PRIu64
+		       "): refusing to decommission it", path, l.device_sectors, d.size / SECTOR_SIZE);
+		rdev_close(&d);
+		return EXIT_DEVICE;
 	}
 	if (!(l.flags & RESSD_LABEL_HEAD)) {
 		errmsg("%s was made by 'ressdsetup format', not 'convert': its data starts at 1 MiB "
