@@ -853,15 +853,21 @@ static int cmd_open(const struct opts *o)
 	return r;
 }
 
-/* A converted device's dm-linear origin, when there is one: removed. */
+/* A converted device's dm-linear origin, when there is one (its DM UUID says so): removed. */
 static int remove_origin(const char *name)
 {
-	char origin[160], path[180];
-	const char *args[] = { "remove", origin, NULL };
+	char origin[160], path[180], *out = NULL;
+	const char *args[] = { "remove", "--retry", origin, NULL };
+	const char *info[] = { "info", "-c", "-o", "uuid", "--noheadings", origin, NULL };
+	bool ours;
 
 	origin_name(origin, sizeof(origin), name);
 	snprintf(path, sizeof(path), "/dev/mapper/%s", origin);
 	if (access(path, F_OK))
+		return EXIT_OK;
+	ours = !run_dmsetup(info, &out) && out && !strncmp(out, "RESSD-ORIGIN-", 13);
+	free(out);
+	if (!ours)
 		return EXIT_OK;
 	if (run_dmsetup(args, NULL)) {
 		errmsg("close: 'dmsetup remove %s' failed", origin);
@@ -927,7 +933,7 @@ static int drain_device(const char *path, const struct ressd_label *l)
 	char name[64], *out = NULL;
 	const char *drain[] = { "message", name, "0", "drain", NULL };
 	const char *status[] = { "status", name, NULL };
-	const char *rm[] = { "remove", name, NULL };
+	const char *rm[] = { "remove", "--retry", name, NULL };
 	unsigned long used = 1;
 	int r;
 
