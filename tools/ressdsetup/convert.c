@@ -153,6 +153,19 @@ static int run_resize(const char *path, u64 bytes)
 	return EXIT_OK;
 }
 
+int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *opened)
+{
+	u8 *sb = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
+	int r = rdev_read(d, l->log_offset * SECTOR_SIZE, sb, 2 * RESSD_BLOCK_SIZE);
+	size_t i;
+
+	*opened = false;
+	for (i = 0; !r && i < 2 * RESSD_BLOCK_SIZE; i++)
+		*opened |= sb[i] != 0;
+	free(sb);
+	return io(r, d, "reading the log");
+}
+
 /* What the first 1 MiB (@area) holds, against the intent @l of a conversion. */
 enum head_state {
 	HEAD_TORN,	/* each sector the label area's or the head copy's: a write of
@@ -494,9 +507,8 @@ int decommission_resume(const char *path, bool batch)
 	struct rdev d;
 	enum head_state st = HEAD_OTHER;
 	u64 fs_bytes, size;
-	bool copy, logged = false;
+	bool copy, logged;
 	u8 *head;
-	size_t i;
 	int r = rdev_open_unused(&d, path, "decommission");
 
 	if (r)
@@ -540,10 +552,7 @@ int decommission_resume(const char *path, bool batch)
 		goto out;
 	/* the log of a conversion that finished: only decommission's own path drains it */
 	if (!(l.flags & RESSD_LABEL_RESTORING)) {
-		r = io(rdev_read(&d, l.log_offset * SECTOR_SIZE, head, 2 * RESSD_BLOCK_SIZE), &d,
-		       "reading the log");
-		for (i = 0; !r && i < 2 * RESSD_BLOCK_SIZE; i++)
-			logged |= head[i] != 0;
+		r = log_ever_opened(&d, &l, &logged);
 		if (!r && logged) {
 			errmsg("%s: its label is damaged and its log holds data: nothing was changed "
 			       "(the label is in the intent block at the partition's end; 'ressdsetup "

@@ -19,6 +19,11 @@
  */
 int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserved, bool batch);
 /*
+ * Has the log of @l on @d ever been opened (its superblocks not zero, as
+ * format and convert leave them)?  Into @opened; returns an EXIT_* code.
+ */
+int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *opened);
+/*
  * Put the file system of the converted device @path (label @l, its log
  * drained: the normal area holds all the data) back where it was, over the
  * whole partition.  Returns an EXIT_* code.

@@ -962,10 +962,8 @@ static int cmd_decommission(const struct opts *o)
 	struct rdev d;
 	const char *why, *path = o->pos[0];
 	char warning[512];
-	u8 *sb;
-	bool used = false;
+	bool used;
 	int r, err;
-	size_t i;
 
 	if (want_pos(C_DECOMMISSION, o, 1, 1) || check_path("device", o->pos[0]))
 		return EXIT_PARAM;
@@ -1000,16 +998,10 @@ static int cmd_decommission(const struct opts *o)
 		return EXIT_PARAM;
 	}
 	/* a log that was never opened has zero superblocks: nothing in it */
-	sb = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
-	err = rdev_read(&d, l.log_offset * SECTOR_SIZE, sb, 2 * RESSD_BLOCK_SIZE);
-	for (i = 0; i < 2 * RESSD_BLOCK_SIZE; i++)
-		used |= sb[i] != 0;
-	free(sb);
+	r = log_ever_opened(&d, &l, &used);
 	rdev_close(&d);
-	if (err) {
-		errmsg("%s: cannot read the log: %s", path, strerror(-err));
-		return EXIT_DEVICE;
-	}
+	if (r)
+		return r;
 	snprintf(warning, sizeof(warning),
 		 "This will drain the log of %s and make it a plain ext partition\n"
 		 "again, its file system grown over the whole partition.", path);
