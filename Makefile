@@ -10,18 +10,24 @@
 #   make check           W=1 and sparse builds, checkpatch, kernel-doc
 #   make graph           the kernel files, what each owns, calls between them, no cycle
 #   make kunit           KUnit suites in the UML debug kernel
+#   make kunit-arm64     the same suites in an arm64 debug kernel under
+#                        qemu-system-aarch64 (cross-built once, cached)
 #   make test-uml        functional tests in the UML debug kernel
 #   make test-vm         functional tests in the Debian kernel under QEMU
-#                        (these three in the kernel series RESSD_KERNEL:
+#                        (these four in the kernel series RESSD_KERNEL:
 #                        6.1 by default, or 6.12)
 #   make test-arm64      the arm64 smoke set in Debian's arm64 kernel under
 #                        qemu-system-aarch64 (ARM64_TESTS= other tests)
 #   make test-boot       a root file system on dm-ressd booted through the
 #                        initramfs-tools hook and the dracut module, killed
 #                        and booted again (tests/boot/root-initramfs.sh)
+#   make test-boot-arm64 the same with Debian's arm64 kernel under
+#                        qemu-system-aarch64 (the images made in the arm64 guest)
 #   make test-host       host tests of the tools and packaging (tests/host)
-#   make test            all of the above in both kernels (scripts/test-all.sh
-#                        says which layer runs where), one summary line
+#   make test            check, test-host, kunit, test-uml, test-vm and
+#                        test-boot in both kernels (scripts/test-all.sh says
+#                        which layer runs where; the arm64 targets are
+#                        outside it), one summary line
 #   make test-quick      make test without the Debian-kernel (vm) layers
 #   make deps            install build and test dependencies (root)
 #   make demo            raw ext4 against ext4 on dm-ressd on an emulated SSD
@@ -50,7 +56,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 # Run these scripts with bash explicitly: a fresh clone may lose modes.
 SH := bash
 
-.PHONY: all modules tools clean install check kunit test-uml test-vm test-arm64 test-boot test-host test test-quick deps demo bench \
+.PHONY: all modules tools clean install check kunit kunit-arm64 test-uml test-vm test-arm64 test-boot test-boot-arm64 test-host test test-quick deps demo bench \
 	bench-cpu dkms-install dkms-remove soak graph
 
 all: modules
@@ -84,6 +90,9 @@ graph:
 kunit:
 	$(SH) scripts/test-guest.sh kunit
 
+kunit-arm64:
+	$(SH) scripts/test-guest.sh kunit-arm64
+
 test-uml:
 	$(SH) scripts/test-guest.sh uml
 
@@ -95,6 +104,9 @@ test-arm64:
 
 test-boot:
 	$(SH) tests/boot/root-initramfs.sh
+
+test-boot-arm64:
+	$(SH) tests/boot/root-initramfs.sh arm64
 
 test-host:
 	$(SH) scripts/test-host.sh

@@ -237,19 +237,33 @@ RESSD_ARM64_INITRD_MODULES='virtio_pci virtio_blk 9pnet_virtio 9p'
 # hand), the Debian arm64 kernel image of the headers ressd_cross_headers
 # fetched (its modules and depmod's tables in the root), and an initramfs
 # of busybox and the modules that mount the root from 9p.  Prints the
-# directory: root/, vmlinuz, initrd.img, kver.
-RESSD_ARM64_PACKAGES=dmsetup,kmod,procps,gawk,e2fsprogs,util-linux,fio,busybox-static,python3
+# directory: root/, vmlinuz, initrd.img, kver.  (initramfs-tools and
+# dracut-core: the arm64 boot test makes its images in this guest.)
+RESSD_ARM64_PACKAGES=dmsetup,kmod,procps,gawk,e2fsprogs,util-linux,fio,busybox-static,python3,initramfs-tools,dracut-core
 ressd_arm64_root() {
-	local dir=$RESSD_CACHE/arm64 kdir kver ver tmp f m mods
-	# (built again when the package list changed)
-	if [ "$(cat "$dir/.done" 2>/dev/null)" = "$RESSD_ARM64_PACKAGES" ]; then
-		echo "$dir"
-		return
-	fi
+	local dir=$RESSD_CACHE/arm64 kdir kver ver key rc
 	kdir=$(ressd_cross_headers arm64 arm64) || return 1
 	kver=${kdir##*/linux-headers-}
 	ver=$(cat "$RESSD_CACHE/cross/arm64/.version")
+	# (built again when the package list, the kernel of the headers or the
+	# initramfs's /init changed; one build at a time, and never while a
+	# guest runs on it: under the VM lock)
+	key="$RESSD_ARM64_PACKAGES $ver $(sha1sum <"$RESSD_TOP/tests/arm64-initrd.sh")"
+	if [ "$(cat "$dir/.done" 2>/dev/null)" = "$key" ]; then
+		echo "$dir"
+		return
+	fi
 	command -v debootstrap >/dev/null || { ressd_log "no debootstrap (run make deps)"; return 1; }
+	ressd_vm_lock
+	ressd_arm64_build "$dir" "$kver" "$ver" "$key"
+	rc=$?
+	ressd_vm_unlock
+	[ $rc = 0 ] && echo "$dir"
+	return $rc
+}
+ressd_arm64_build() {	# <dir> <kver> <version> <key>: ressd_arm64_root's build
+	local dir=$1 kver=$2 ver=$3 key=$4 tmp f m mods
+	[ "$(cat "$dir/.done" 2>/dev/null)" = "$key" ] && return 0
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	ressd_log "building the arm64 guest in $dir"
@@ -297,9 +311,21 @@ ressd_arm64_root() {
 	chmod +x "$tmp/init"
 	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir/initrd.img" || { rm -rf "$tmp"; return 1; }
 	rm -rf "$tmp"
-	echo "$RESSD_ARM64_PACKAGES" >"$dir/.done"
-	echo "$dir"
+	echo "$key" >"$dir/.done"
 }
+
+# ressd_arm64_prepare: the packages of the arm64 guest (QEMU, debootstrap,
+# the cross compiler), then ressd_arm64_root; prints its directory.
+ressd_arm64_prepare() {
+	ressd_apt_install qemu-system-arm debootstrap gcc-aarch64-linux-gnu ||
+		{ ressd_log "could not install qemu-system-arm, debootstrap, gcc-aarch64-linux-gnu"; return 1; }
+	ressd_arm64_root
+}
+
+# The arm64 machine: QEMU's software emulation of a Cortex-A72 "virt"
+# board, and its console.
+RESSD_ARM64_QEMU=(qemu-system-aarch64 -M virt -cpu cortex-a72)
+RESSD_ARM64_CONSOLE=ttyAMA0
 
 # ressd_build_writeboost <dir>: build dm-writeboost.ko from Debian's
 # dm-writeboost-dkms source (ressd_writeboost_source) against RESSD_KDIR
@@ -320,6 +346,22 @@ ressd_build_writeboost() {
 }
 
 # ---- booting a guest ----
+
+# ressd_guest_pid1: what a guest's PID 1 sets up first when it is the
+# kernel's init (UML, the arm64 guest): /proc, /sys, /dev (with /dev/fd
+# for bash's <(...)), tmpfs on /dev/shm and /run, PATH and HOME.
+ressd_guest_pid1() {
+	mount -t proc proc /proc
+	mount -t sysfs sys /sys
+	mount -t devtmpfs dev /dev
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts devpts /dev/pts
+	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+	mount -t tmpfs tmp /dev/shm
+	mount -t tmpfs run /run
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	export HOME=/run
+}
 
 # Every boot takes RESSD_VM_LOCK for its whole length (fd 9).
 ressd_vm_lock() {
@@ -385,10 +427,12 @@ ressd_boot_uml() {
 # qemu-system-aarch64 (software emulation, a Cortex-A72 "virt" machine)
 # with its root read-only on 9p, the tree read-only and <out dir> writable
 # at their host paths, each image a virtio disk (/dev/vda, ...), and
-# <init script> as PID 1.  Returns QEMU's status (124 when
-# RESSD_GUEST_TIMEOUT, default 3600 s, ran out).
+# <init script> as PID 1.  RESSD_ARM64_KERNEL (set for the call only):
+# another kernel image, with the drivers of the initramfs built in (the
+# KUnit kernel), booted with panic_on_warn as the UML kernel is.  Returns
+# QEMU's status (124 when RESSD_GUEST_TIMEOUT, default 3600 s, ran out).
 ressd_boot_arm64() {
-	local g=$1 out=$2 log=$3 init=$4 img drives=() rc share
+	local g=$1 out=$2 log=$3 init=$4 img drives=() rc share kimage=$1/vmlinuz builtin=
 	shift 4
 	for img in "$@"; do
 		drives+=(-drive "file=$img,format=raw,if=virtio,cache=none")
@@ -396,11 +440,13 @@ ressd_boot_arm64() {
 	# the mount points of the tree, in the root (the guest's is read-only)
 	mkdir -p "$g/root$RESSD_TOP"
 	share=security_model=none,multidevs=remap
+	[ -n "${RESSD_ARM64_KERNEL:-}" ] && kimage=$RESSD_ARM64_KERNEL \
+		builtin=" ressd.builtin panic_on_warn=${RESSD_PANIC_ON_WARN:-1}"
 	ressd_vm_lock
-	timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" qemu-system-aarch64 -M virt -cpu cortex-a72 \
+	timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" "${RESSD_ARM64_QEMU[@]}" \
 		-smp 2 -m "${RESSD_GUEST_MEM:-2G}" -nographic -no-reboot \
-		-kernel "$g/vmlinuz" -initrd "$g/initrd.img" \
-		-append "console=ttyAMA0 panic=-1 ressd.top=$RESSD_TOP ressd.out=$out ressd.init=$init" \
+		-kernel "$kimage" -initrd "$g/initrd.img" \
+		-append "console=$RESSD_ARM64_CONSOLE panic=-1 ressd.top=$RESSD_TOP ressd.out=$out ressd.init=$init$builtin" \
 		-virtfs "local,path=$g/root,mount_tag=root,readonly=on,$share" \
 		-virtfs "local,path=$RESSD_TOP,mount_tag=top,readonly=on,$share" \
 		-virtfs "local,path=$out,mount_tag=out,$share" \

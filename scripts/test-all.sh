@@ -14,8 +14,10 @@
 # crash harness runs in the 6.1 debug kernel.
 # Running the functional tests in both debug kernels as well would take
 # make test past CI's limit: `RESSD_KERNEL=6.1 make test-uml` is the one
-# this leaves out, one command away; so is the arm64 guest's smoke set
-# (`make test-arm64`, about 5 minutes, which would take make test past 75).
+# this leaves out, one command away; so are the arm64 layers (`make
+# test-arm64`, the smoke set, about 5 minutes; `make kunit-arm64`, about 2
+# minutes once its kernel is built; `make test-boot-arm64`, about 9
+# minutes), which would take make test past 75.
 #
 # crash is the replay crash harness tests/crash/replay.sh with 60 states
 # (CRASH_STATES and CRASH_OPS, passed into the guest, size it;

@@ -7,11 +7,15 @@
 #   scripts/test-guest.sh arm64 [test ...]   Debian's arm64 kernel under
 #                                            qemu-system-aarch64 (6.1 only;
 #                                            default: the smoke set below)
+#   scripts/test-guest.sh kunit-arm64        KUnit suites in an arm64 debug
+#                                            kernel of the series under
+#                                            qemu-system-aarch64
 #
 # The kernel is of the series RESSD_KERNEL (6.1 by default, or 6.12): the
 # Debian image of that series for vm, the UML kernel built from its
-# linux-source for uml and kunit, and the modules built against that very
-# kernel.  The layer is named <kind>-<series> (vm-6.1, kunit-6.12, ...).
+# linux-source for uml and kunit, the arm64 kernel built from it for
+# kunit-arm64, and the modules built against that very kernel.  The layer
+# is named <kind>-<series> (vm-6.1, kunit-6.12, kunit-arm64-6.1, ...).
 #
 # Tests default to every tests/functional/*.sh.  Prints one line per test and a
 # closing "N passed, N failed"; writes the counts to .out/<layer>/counts; exits
@@ -19,9 +23,9 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-kind=${1:?usage: test-guest.sh vm|uml|kunit [test ...]}
+kind=${1:?usage: test-guest.sh vm|uml|kunit|arm64|kunit-arm64 [test ...]}
 shift
-case $kind in vm | uml | kunit | arm64) ;; *) ressd_die "unknown guest kind $kind" ;; esac
+case $kind in vm | uml | kunit | arm64 | kunit-arm64) ;; *) ressd_die "unknown guest kind $kind" ;; esac
 [ $kind = arm64 ] && [ "$RESSD_KERNEL" != 6.1 ] && ressd_die "the arm64 guest runs Debian's 6.1 kernel only"
 layer=$kind-$RESSD_KERNEL
 # The arm64 smoke set: create, write, power cuts and recovery, the mover,
@@ -38,7 +42,7 @@ if [ $kind = arm64 ] && [ ${#tests[@]} -eq 0 ]; then
 	for t in "${RESSD_ARM64_SMOKE[@]}"; do
 		tests+=("$RESSD_TOP/tests/functional/$t.sh")
 	done
-elif [ $kind != kunit ] && [ ${#tests[@]} -eq 0 ]; then
+elif [ ${kind%-arm64} != kunit ] && [ ${#tests[@]} -eq 0 ]; then
 	tests=("$RESSD_TOP"/tests/functional/*.sh)
 fi
 
@@ -69,11 +73,15 @@ if [ $kind = vm ]; then
 	kver=$(ressd_debian_kver) || ressd_die "no Debian kernel with headers (run make deps)"
 	kdir=/usr/src/linux-headers-$kver
 	arch=()
-elif [ $kind = arm64 ]; then
-	ressd_apt_install qemu-system-arm debootstrap gcc-aarch64-linux-gnu ||
-		fail_all "arm64 guest: could not install qemu-system-arm, debootstrap, gcc-aarch64-linux-gnu"
-	guest=$(ressd_arm64_root) || fail_all "arm64 guest: could not build it (run make deps)"
-	kdir=$(ressd_cross_headers arm64 arm64) || fail_all "arm64 guest: no headers"
+elif [ $kind = arm64 ] || [ $kind = kunit-arm64 ]; then
+	guest=$(ressd_arm64_prepare) || fail_all "arm64 guest: could not install its packages or build it"
+	kimage=
+	if [ $kind = arm64 ]; then
+		kdir=$(ressd_cross_headers arm64 arm64) || fail_all "arm64 guest: no headers"
+	else
+		kdir=$(bash "$RESSD_TOP/scripts/uml-kernel.sh" arm64) || fail_all "kunit-arm64-kernel-build"
+		kimage=$kdir/arch/arm64/boot/Image
+	fi
 	arch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 else
 	kdir=$(bash "$RESSD_TOP/scripts/uml-kernel.sh") || fail_all "uml-kernel-build"
@@ -121,14 +129,14 @@ start=$(date +%s)
 # 2048 bytes x86 keeps (the guest then hung before running anything).
 [ -n "$prebuilt" ] && genv+=" RESSD_PREBUILT=$prebuilt"
 printf '#!/bin/bash\nexec env %s bash %s %s %s %s %s\n' "$genv" "$RESSD_TOP/tests/guest-init.sh" \
-	"$kind" "$res" "$bdir" "${tests[*]}" >"$out/init.sh"
+	"${kind%-arm64}" "$res" "$bdir" "${tests[*]}" >"$out/init.sh"
 chmod +x "$out/init.sh"
 if [ $kind = vm ]; then
 	# The guest sees the host read-only, except $out: its results, and
 	# what a test keeps for the next boot (vmkill's journal beside them).
 	ressd_boot_vm "$kver" "$out" "$out/console.log" "bash $out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
-elif [ $kind = arm64 ]; then
-	ressd_boot_arm64 "$guest" "$out" "$out/console.log" "$out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
+elif [ $kind = arm64 ] || [ $kind = kunit-arm64 ]; then
+	RESSD_ARM64_KERNEL=$kimage ressd_boot_arm64 "$guest" "$out" "$out/console.log" "$out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
 else
 	ressd_boot_uml "$kdir" "$out/console.log" "$out/init.sh" "$out/disk-a.img" "$out/disk-b.img"
 fi
@@ -142,7 +150,7 @@ if ! grep -q '^GUEST-DONE' "$res/results.txt"; then
 fi
 
 # 4. KUnit: parse the KTAP the suites printed.
-if [ $kind = kunit ]; then
+if [ ${kind%-arm64} = kunit ]; then
 	src=$(ressd_source_tree)
 	if ! grep -q '^INSMOD 0 ' "$res/results.txt"; then
 		ressd_fail "$layer" "loading the modules with the KUnit suites failed"

@@ -14,8 +14,16 @@
 # (tests/uml/xstate-size.c) and, where it differs, UML is built for it, with
 # 64 KiB kernel stacks since the buffer also sits in each stack's
 # thread_info; the fragment records the size, so that the key follows it.
+#
+# "uml-kernel.sh arm64" builds instead the arm64 kernel of the same
+# debugging options (UML's own drivers left out) with what the arm64 guest
+# needs built in (tests/arm64-kunit.config), cross-compiled, for the KUnit
+# suites under qemu-system-aarch64 (scripts/test-guest.sh kunit-arm64).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+
+arch=${1:-um}
+case $arch in um | arm64) ;; *) ressd_die "usage: uml-kernel.sh [arm64]" ;; esac
 
 src=$(ressd_source_tree) ||
 	ressd_die "linux-source-$RESSD_KERNEL is not installed (run scripts/deps.sh test)"
@@ -27,30 +35,42 @@ cat "$RESSD_TOP/tests/uml/debug.config" >"$frag"
 extra=$RESSD_TOP/tests/uml/debug-$RESSD_KERNEL.config
 [ -e "$extra" ] && cat "$extra" >>"$frag"
 xstate=2696
-xs=$RESSD_CACHE/xstate-size
-gcc -O2 -o "$xs" "$RESSD_TOP/tests/uml/xstate-size.c" && xstate=$("$xs") ||
-	ressd_log "warning: could not measure the XSAVE area; UML assumes 2696 bytes"
-if [ "$xstate" != 2696 ]; then
-	sed -i '/^CONFIG_KERNEL_STACK_ORDER=/d' "$frag"
-	printf '# the host XSAVE area: %s bytes\nCONFIG_KERNEL_STACK_ORDER=4\n' "$xstate" >>"$frag"
+if [ $arch = arm64 ]; then
+	sed -i -e '/^CONFIG_HOSTFS=/d' -e '/^CONFIG_BLK_DEV_UBD=/d' -e '/CONFIG_UML_/d' \
+		-e '/^CONFIG_KERNEL_STACK_ORDER=/d' "$frag"
+	cat "$RESSD_TOP/tests/arm64-kunit.config" >>"$frag"
+	kunit_args=(--arch=arm64 --cross_compile=aarch64-linux-gnu-)
+	name=kunit-arm64
+else
+	xs=$RESSD_CACHE/xstate-size
+	gcc -O2 -o "$xs" "$RESSD_TOP/tests/uml/xstate-size.c" && xstate=$("$xs") ||
+		ressd_log "warning: could not measure the XSAVE area; UML assumes 2696 bytes"
+	if [ "$xstate" != 2696 ]; then
+		sed -i '/^CONFIG_KERNEL_STACK_ORDER=/d' "$frag"
+		printf '# the host XSAVE area: %s bytes\nCONFIG_KERNEL_STACK_ORDER=4\n' "$xstate" >>"$frag"
+	fi
+	kunit_args=(--arch=um)
+	name=uml
 fi
 hash=$(sha256sum "$frag" | cut -c1-12)
-build=$RESSD_CACHE/uml-$ver-$hash
+build=$RESSD_CACHE/$name-$ver-$hash
 
-exec 9>"$RESSD_CACHE/uml-build.lock"
+exec 9>"$RESSD_CACHE/$name-build.lock"
 flock 9
 if [ ! -e "$build/.done" ]; then
-	ressd_log "building the UML debug kernel $ver in $build (cold: several minutes)"
+	ressd_log "building the $name debug kernel $ver in $build (cold: several minutes)"
 	start=$(date +%s)
 	mkdir -p "$build"
-	sed -i "s/DEFINE_LONGS(HOST_FP_SIZE, [0-9]*);/DEFINE_LONGS(HOST_FP_SIZE, $xstate);/" \
-		"$src/arch/x86/um/user-offsets.c"
-	grep -q "DEFINE_LONGS(HOST_FP_SIZE, $xstate);" "$src/arch/x86/um/user-offsets.c" ||
-		ressd_die "cannot set UML's FPU state size in $src/arch/x86/um/user-offsets.c"
-	(cd "$src" && python3 tools/testing/kunit/kunit.py build --arch=um \
+	if [ $arch = um ]; then
+		sed -i "s/DEFINE_LONGS(HOST_FP_SIZE, [0-9]*);/DEFINE_LONGS(HOST_FP_SIZE, $xstate);/" \
+			"$src/arch/x86/um/user-offsets.c"
+		grep -q "DEFINE_LONGS(HOST_FP_SIZE, $xstate);" "$src/arch/x86/um/user-offsets.c" ||
+			ressd_die "cannot set UML's FPU state size in $src/arch/x86/um/user-offsets.c"
+	fi
+	(cd "$src" && python3 tools/testing/kunit/kunit.py build "${kunit_args[@]}" \
 		--kunitconfig="$frag" --build_dir="$build" --jobs="$(nproc)") >"$build/build.log" 2>&1 ||
-		{ tail -n 40 "$build/build.log" >&2; ressd_die "UML kernel build failed (log: $build/build.log)"; }
+		{ tail -n 40 "$build/build.log" >&2; ressd_die "$name kernel build failed (log: $build/build.log)"; }
 	touch "$build/.done"
-	ressd_log "UML kernel built in $(( $(date +%s) - start )) s"
+	ressd_log "$name kernel built in $(( $(date +%s) - start )) s"
 fi
 echo "$build"

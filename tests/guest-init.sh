@@ -1,8 +1,8 @@
 #!/bin/bash
 # Runs inside a guest (the UML debug kernel as PID 1, the Debian kernel
-# under virtme-ng, or as PID 1 the Debian arm64 kernel under
-# qemu-system-aarch64): loads the module, runs each test script with a timeout,
-# and writes one line per test to $RES/results.txt:
+# under virtme-ng, or as PID 1 the Debian arm64 kernel or the arm64 KUnit
+# kernel under qemu-system-aarch64): loads the module, runs each test
+# script with a timeout, and writes one line per test to $RES/results.txt:
 #
 #   PASS <name> <seconds>
 #   FAIL <name> <seconds> <reason>
@@ -11,6 +11,7 @@
 # the test shows a warning, a BUG, a KASAN/UBSAN/lockdep report or a trace.
 #
 # usage: guest-init.sh <uml|vm|kunit|arm64> <results dir> <module dir> [test ...]
+# (kunit: the KUnit modules, in the UML kernel or the arm64 KUnit kernel)
 set -u
 kind=$1 RES=$2 MOD=$3
 shift 3
@@ -21,17 +22,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$kind" != vm ]; then
 	# UML: we are init.  The root is the host's, through hostfs (arm64:
 	# its own, on 9p).
-	mount -t proc proc /proc
-	mount -t sysfs sys /sys
-	mount -t devtmpfs dev /dev
-	mkdir -p /dev/pts /dev/shm
-	mount -t devpts devpts /dev/pts
-	# bash's <(...) needs /dev/fd, which devtmpfs does not provide
-	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-	mount -t tmpfs tmp /dev/shm
-	mount -t tmpfs run /run
-	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-	export HOME=/run
+	ressd_guest_pid1
 fi
 export RESSD_TOP=$TOP RESSD_KIND=$kind RESSD_MOD=$MOD RESSD_RES=$RES
 export DM_DISABLE_UDEV=1

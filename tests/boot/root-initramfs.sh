@@ -8,6 +8,18 @@
 # initramfs", and an ext4 root in the normal area of a device that
 # "ressdsetup format" labelled (tests/boot/root-init.sh is its PID 1).
 #
+#   tests/boot/root-initramfs.sh [amd64]   Debian's amd64 kernel (boot-6.1,
+#                                          boot-6.12)
+#   tests/boot/root-initramfs.sh arm64     Debian's arm64 kernel under
+#                                          qemu-system-aarch64 (boot-arm64,
+#                                          6.1 only): the images are made by
+#                                          mkinitramfs and dracut inside the
+#                                          arm64 guest (scripts/common.sh,
+#                                          ressd_arm64_root; the guest side is
+#                                          tests/boot/arm64-mkinitrd.sh), and
+#                                          ressdsetup and the root's busybox
+#                                          are arm64 programs
+#
 #   1. write: the machine boots from it, writes and fsyncs files (a journal
 #      of what was acknowledged on a second disk), and is killed (SIGKILL to
 #      QEMU) 5 to 15 s after the writing started: a crash (the disk images
@@ -31,7 +43,14 @@
 set -uo pipefail
 . "$(dirname "$0")/../../scripts/common.sh"
 
-layer=boot-$RESSD_KERNEL
+arch=${1:-amd64}
+case $arch in
+amd64) layer=boot-$RESSD_KERNEL ;;
+arm64)
+	[ "$RESSD_KERNEL" = 6.1 ] || ressd_die "the arm64 boot test runs Debian's 6.1 kernel only"
+	layer=boot-arm64 ;;
+*) ressd_die "usage: root-initramfs.sh [amd64|arm64]" ;;
+esac
 out=$RESSD_TOP/.out/$layer
 rm -rf "$out"
 mkdir -p "$out"
@@ -44,28 +63,56 @@ die_test() {
 	fin
 }
 
-command -v mkinitramfs >/dev/null || ressd_apt_install initramfs-tools ||
-	die_test "no initramfs-tools"
-kver=$(ressd_debian_kver) || die_test "no Debian $RESSD_KERNEL kernel with headers (run make deps)"
-
-# The module for that kernel, and ressdsetup.
-ressd_build_modules "/usr/src/linux-headers-$kver" "$out/build" "$out/build.log" ||
-	die_test "build: the module against $kver (see $out/build.log)"
+# The kernel, the module for it, ressdsetup for the host (format) and for
+# the guest (the initramfs and the root).
 make -C "$RESSD_TOP/tools/ressdsetup" >"$out/tools.log" 2>&1 ||
 	die_test "build: tools/ressdsetup (see $out/tools.log)"
-tool=$RESSD_TOP/tools/ressdsetup/ressdsetup
+htool=$RESSD_TOP/tools/ressdsetup/ressdsetup
+if [ $arch = amd64 ]; then
+	command -v mkinitramfs >/dev/null || ressd_apt_install initramfs-tools ||
+		die_test "no initramfs-tools"
+	kver=$(ressd_debian_kver) || die_test "no Debian $RESSD_KERNEL kernel with headers (run make deps)"
+	kdir=/usr/src/linux-headers-$kver
+	kimage=/boot/vmlinuz-$kver
+	barch=()
+	tool=$htool
+	qemu=(qemu-system-x86_64 -machine accel=tcg)
+	console=ttyS0
+else
+	# (lsinitramfs, here)
+	ressd_apt_install initramfs-tools || die_test "no initramfs-tools"
+	guest=$(ressd_arm64_prepare) || die_test "the arm64 guest: could not install its packages or build it"
+	kdir=$(ressd_cross_headers arm64 arm64) || die_test "no arm64 headers"
+	kver=$(cat "$guest/kver")
+	[ "$kver" = "${kdir##*/linux-headers-}" ] || die_test "the arm64 guest's kernel $kver is not the headers' $kdir"
+	kimage=$guest/vmlinuz
+	barch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	qemu=("${RESSD_ARM64_QEMU[@]}")
+	console=$RESSD_ARM64_CONSOLE
+	# ressdsetup for arm64, static, built in a copy of the tree's sources
+	mkdir -p "$out/src"
+	tar -C "$RESSD_TOP" --exclude=./.out --exclude=./.git --exclude='*.o' --exclude='*.d' \
+		--exclude='*.ko' -cf - . | tar -C "$out/src" -xf - &&
+		make -C "$out/src/tools/ressdsetup" clean >/dev/null 2>&1 &&
+		make -C "$out/src/tools/ressdsetup" CC=aarch64-linux-gnu-gcc LDFLAGS=-static ressdsetup \
+			>"$out/tools-arm64.log" 2>&1 ||
+		die_test "build: tools/ressdsetup for arm64 (see $out/tools-arm64.log)"
+	tool=$out/src/tools/ressdsetup/ressdsetup
+fi
+ressd_build_modules "$kdir" "$out/build" "$out/build.log" "${barch[@]}" ||
+	die_test "build: the module against $kver (see $out/build.log)"
 
 # The initramfs: mkinitramfs with a configuration directory of our own,
 # the installed hooks plus ours (as "make install" puts them, ressdsetup
 # where it was built).
 mkconf() {	# <dir> <with ressd?>
 	mkdir -p "$1/hooks" "$1/scripts/local-top" "$1/conf.d"
-	printf 'MODULES=list\nBUSYBOX=y\nCOMPRESS=gzip\nRESUME=none\n' >"$1/initramfs.conf"
+	printf 'MODULES=list\nBUSYBOX=y\nCOMPRESS=gzip\nCOMPRESSLEVEL=1\nRESUME=none\n' >"$1/initramfs.conf"
 	printf 'virtio_pci\nvirtio_blk\next4\n' >"$1/modules"
 	if [ "$2" = 1 ]; then
-		sed "s|@SBINDIR@|$RESSD_TOP/tools/ressdsetup|g" \
+		sed "s|@SBINDIR@|${tool%/*}|g" \
 			"$RESSD_TOP/tools/ressdsetup/initramfs/hook.in" >"$1/hooks/ressd"
-		sed "s|@SBINDIR@|$RESSD_TOP/tools/ressdsetup|g" \
+		sed "s|@SBINDIR@|${tool%/*}|g" \
 			"$RESSD_TOP/tools/ressdsetup/initramfs/local-top.in" >"$1/scripts/local-top/ressd"
 		chmod +x "$1/hooks/ressd" "$1/scripts/local-top/ressd"
 	fi
@@ -73,10 +120,66 @@ mkconf() {	# <dir> <with ressd?>
 printf '# name device options\nroot /dev/vda initramfs\n' >"$out/ressdtab"
 mkconf "$out/conf" 1
 mkconf "$out/conf-plain" 0
-RESSDTAB=$out/ressdtab RESSD_MODULE=$out/build/dm_ressd.ko \
-	mkinitramfs -d "$out/conf" -o "$out/initrd.img" "$kver" >"$out/mkinitramfs.log" 2>&1 ||
+# dracut: a copy of its modules with ours added (as make install puts it)
+dracut_base=
+if [ $arch = amd64 ]; then
+	ressd_apt_install dracut-core >/dev/null 2>&1 && command -v dracut >/dev/null &&
+		dracut_base=/usr/lib/dracut
+else
+	[ -x "$guest/root/usr/bin/dracut" ] && dracut_base=$guest/root/usr/lib/dracut
+fi
+if [ -n "$dracut_base" ]; then
+	cp -a "$dracut_base" "$out/dracut-base"
+	m=$out/dracut-base/modules.d/90ressd
+	mkdir -p "$m" "$out/dracut-conf.d"
+	sed "s|@SBINDIR@|${tool%/*}|g" \
+		"$RESSD_TOP/tools/ressdsetup/dracut/module-setup.sh.in" >"$m/module-setup.sh"
+	cp "$RESSD_TOP/tools/ressdsetup/dracut/ressd-open.sh" "$m/"
+	chmod +x "$m"/*.sh
+fi
+
+# mkinit <command> <log name> <args...>: one image, made here or (arm64) by
+# tests/boot/arm64-mkinitrd.sh in the arm64 guest (its commands are kept
+# in $out/mkinitrd.cmds, each status in <log name>.rc)
+mkinit() {
+	local what=$1 log=$2 rc
+	shift 2
+	if [ $arch = amd64 ]; then
+		"$what" "$@" >"$out/$log.log" 2>&1
+		rc=$?
+		echo $rc >"$out/$log.rc"
+		return $rc
+	fi
+	printf '%q ' "$log" "$what" "$@" >>"$out/mkinitrd.cmds"
+	echo >>"$out/mkinitrd.cmds"
+}
+dracut_args=(--force --no-hostonly --no-hostonly-cmdline --conf /dev/null --confdir "$out/dracut-conf.d"
+	--kver "$kver" --modules "base rootfs-block kernel-modules udev-rules dm ressd"
+	--drivers "virtio_pci virtio_blk ext4" "$out/initrd-dracut.img")
+mkinit env mkinitramfs RESSDTAB="$out/ressdtab" RESSD_MODULE="$out/build/dm_ressd.ko" \
+	mkinitramfs -d "$out/conf" -o "$out/initrd.img" "$kver"
+mkinit mkinitramfs mkinitramfs-plain -d "$out/conf-plain" -o "$out/initrd-plain.img" "$kver"
+[ -n "$dracut_base" ] &&
+	mkinit env dracut dracutbasedir="$out/dracut-base" RESSDTAB="$out/ressdtab" \
+		RESSD_MODULE="$out/build/dm_ressd.ko" dracut "${dracut_args[@]}"
+if [ $arch = arm64 ]; then
+	printf '#!/bin/bash\nexec bash %q %q\n' "$RESSD_TOP/tests/boot/arm64-mkinitrd.sh" "$out" >"$out/mkinitrd.sh"
+	chmod +x "$out/mkinitrd.sh"
+	start=$(date +%s)
+	RESSD_ARM64_KERNEL= ressd_boot_arm64 "$guest" "$out" "$out/mkinitrd-console.log" "$out/mkinitrd.sh"
+	rc=$?
+	ressd_log "the arm64 guest made the images in $(($(date +%s) - start)) s (exit $rc)"
+	if bad=$(ressd_kernel_log_bad "$out/mkinitrd-console.log"); then
+		ressd_fail "$layer" "the arm64 guest that made the images: kernel log: $bad"
+	fi
+	if [ $rc != 0 ] || [ ! -e "$out/mkinitramfs.rc" ] || [ ! -e "$out/mkinitramfs-plain.rc" ]; then
+		tail -n 15 "$out/mkinitrd-console.log" | sed 's/^/    /'
+		die_test "the arm64 guest that made the images: exit $rc, not every image made (see $out/mkinitrd-console.log)"
+	fi
+fi
+[ "$(cat "$out/mkinitramfs.rc" 2>/dev/null)" = 0 ] ||
 	die_test "mkinitramfs with the hook (see $out/mkinitramfs.log)"
-mkinitramfs -d "$out/conf-plain" -o "$out/initrd-plain.img" "$kver" >"$out/mkinitramfs-plain.log" 2>&1 ||
+[ "$(cat "$out/mkinitramfs-plain.rc" 2>/dev/null)" = 0 ] ||
 	die_test "mkinitramfs without the hook (see $out/mkinitramfs-plain.log)"
 lsinitramfs "$out/initrd.img" >"$out/initrd.list"
 for f in sbin/ressdsetup etc/ressdtab scripts/local-top/ressd 'dm_ressd\.ko'; do
@@ -84,55 +187,48 @@ for f in sbin/ressdsetup etc/ressdtab scripts/local-top/ressd 'dm_ressd\.ko'; do
 done
 ressd_pass "$layer" "mkinitramfs: the hook put ressdsetup, the tab, the boot script and dm_ressd in the initramfs"
 
-# dracut, from a copy of its modules with ours added (as make install puts it)
 dracut_img=
-if ressd_apt_install dracut-core >/dev/null 2>&1 && command -v dracut >/dev/null; then
-	cp -a /usr/lib/dracut "$out/dracut-base"
-	m=$out/dracut-base/modules.d/90ressd
-	mkdir -p "$m" "$out/dracut-conf.d"
-	sed "s|@SBINDIR@|$RESSD_TOP/tools/ressdsetup|g" \
-		"$RESSD_TOP/tools/ressdsetup/dracut/module-setup.sh.in" >"$m/module-setup.sh"
-	cp "$RESSD_TOP/tools/ressdsetup/dracut/ressd-open.sh" "$m/"
-	chmod +x "$m"/*.sh
-	if dracutbasedir=$out/dracut-base RESSDTAB=$out/ressdtab RESSD_MODULE=$out/build/dm_ressd.ko \
-		dracut --force --no-hostonly --no-hostonly-cmdline --conf /dev/null \
-		--confdir "$out/dracut-conf.d" --kver "$kver" \
-		--modules "base rootfs-block kernel-modules udev-rules dm ressd" \
-		--add-drivers "virtio_pci virtio_blk ext4" "$out/initrd-dracut.img" \
-		>"$out/dracut.log" 2>&1; then
-		lsinitrd "$out/initrd-dracut.img" >"$out/initrd-dracut.list" 2>&1
-		ok=1
-		for f in sbin/ressdsetup etc/ressdtab ressd-open.sh 'dm_ressd\.ko'; do
-			grep -q "$f" "$out/initrd-dracut.list" || { ok=0; ressd_fail "$layer" "dracut: the image has no $f"; }
-		done
-		[ $ok = 1 ] && dracut_img=$out/initrd-dracut.img &&
-			ressd_pass "$layer" "dracut: the module put ressdsetup, the tab, the initqueue hook and dm_ressd in the image"
-	else
-		ressd_fail "$layer" "dracut: the image could not be made (see $out/dracut.log)"
-	fi
-else
+if [ -z "$dracut_base" ] && [ $arch = amd64 ]; then
 	ressd_fail "$layer" "dracut: dracut-core could not be installed"
+elif [ -z "$dracut_base" ]; then
+	ressd_fail "$layer" "dracut: the arm64 guest's root has no dracut (RESSD_ARM64_PACKAGES)"
+elif [ "$(cat "$out/dracut.rc" 2>/dev/null)" = 0 ]; then
+	lsinitramfs "$out/initrd-dracut.img" >"$out/initrd-dracut.list" 2>&1
+	ok=1
+	for f in sbin/ressdsetup etc/ressdtab ressd-open.sh 'dm_ressd\.ko'; do
+		grep -q "$f" "$out/initrd-dracut.list" || { ok=0; ressd_fail "$layer" "dracut: the image has no $f"; }
+	done
+	[ $ok = 1 ] && dracut_img=$out/initrd-dracut.img &&
+		ressd_pass "$layer" "dracut: the module put ressdsetup, the tab, the initqueue hook and dm_ressd in the image"
+else
+	ressd_fail "$layer" "dracut: the image could not be made (see $out/dracut.log)"
 fi
 
 # The root: busybox, ressdsetup with its libraries, the tab, our init.
+# (arm64: the guest's static busybox, a static ressdsetup; the applets are
+# those of the host's busybox, the same Debian version.)
 root=$out/rootfs
 mkdir -p "$root"/{bin,sbin,etc,dev,proc,sys,run,tmp,data}
-cp /bin/busybox "$root/bin/busybox"
-for a in $("$root/bin/busybox" --list); do
+if [ $arch = amd64 ]; then
+	cp /bin/busybox "$root/bin/busybox"
+	for l in $(ldd "$tool" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$l")"
+		cp -L "$l" "$root$l"
+	done
+else
+	cp "$guest/root/bin/busybox" "$root/bin/busybox"
+fi
+for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 cp "$tool" "$root/sbin/ressdsetup"
-for l in $(ldd "$tool" | grep -o '/[^ ]*'); do
-	mkdir -p "$root$(dirname "$l")"
-	cp -L "$l" "$root$l"
-done
 cp "$out/ressdtab" "$root/etc/ressdtab"
 cp "$RESSD_TOP/tests/boot/root-init.sh" "$root/sbin/init"
 chmod +x "$root/sbin/init"
 
 # The device: label, ext4 in the normal area, a 64 MiB log.
 truncate -s 1G "$out/disk.img"
-"$tool" format "$out/disk.img" --reserved 64M --batch >"$out/format.log" 2>&1 ||
+"$htool" format "$out/disk.img" --reserved 64M --batch >"$out/format.log" 2>&1 ||
 	die_test "ressdsetup format (see $out/format.log)"
 read -r first last < <(sed -n 's/^ *normal area *sectors \([0-9]*\)\.\.\([0-9]*\) .*/\1 \2/p' "$out/format.log")
 [ "${first:-}" = 2048 ] || die_test "format: no normal area at 1 MiB (see $out/format.log)"
@@ -150,9 +246,9 @@ boot() {
 	for img in "$@"; do
 		drives+=(-drive "file=$img,format=raw,if=virtio,cache=none")
 	done
-	timeout -k 10 "${RESSD_GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine accel=tcg -m 1G -smp 2 \
-		-nographic -no-reboot -kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-		-append "root=$rootdev rw console=ttyS0 loglevel=6 panic=-1 init=/sbin/init ressd.phase=$phase" \
+	timeout -k 10 "${RESSD_GUEST_TIMEOUT:-900}" "${qemu[@]}" -m 1G -smp 2 \
+		-nographic -no-reboot -kernel "$kimage" -initrd "$initrd" \
+		-append "root=$rootdev rw console=$console loglevel=6 panic=-1 init=/sbin/init ressd.phase=$phase" \
 		"${drives[@]}" </dev/null >"$out/$name.log" 2>&1
 }
 judge() {	# <name> <what>: the console log holds no failure and no bad kernel line
@@ -184,7 +280,7 @@ cycle() {
 		[ -z "$tinit" ] && grep -q 'RESSD-BOOT init' "$out/$tag-write.log" && tinit=$t
 	done
 	if ! grep -q 'RESSD-BOOT writing' "$out/$tag-write.log"; then
-		pkill -KILL -f "^qemu-system-x86_64 .*$out/journal.img"
+		pkill -KILL -f "^${qemu[0]} .*$out/journal.img"
 		wait $qpid
 		tail -n 20 "$out/$tag-write.log" | sed 's/^/    /'
 		ressd_fail "$layer" "$what: the machine did not start writing (see $out/$tag-write.log)"
@@ -192,7 +288,7 @@ cycle() {
 	fi
 	delay=$((5 + RANDOM % 11))
 	sleep $delay
-	pkill -KILL -f "^qemu-system-x86_64 .*$out/journal.img"
+	pkill -KILL -f "^${qemu[0]} .*$out/journal.img"
 	wait $qpid 2>/dev/null
 	grep -E 'RESSD-BOOT (init|handover|root)' "$out/$tag-write.log" | sed 's/^/    /'
 	judge "$tag-write" "$what, write boot" &&
@@ -205,7 +301,7 @@ cycle() {
 	boot "$tag-cut" "$initrd" /dev/mapper/root check "$out/disk.img" "$out/journal.img" 2>/dev/null &
 	qpid=$!
 	sleep $delay
-	pkill -KILL -f "^qemu-system-x86_64 .*$out/journal.img"
+	pkill -KILL -f "^${qemu[0]} .*$out/journal.img"
 	wait $qpid 2>/dev/null
 	judge "$tag-cut" "$what, crash in the boot" &&
 		ressd_pass "$layer" "$what: a crash ${delay} s into the next boot, after QEMU's start (init at $((tinit / 10)).$((tinit % 10)) s before), last line: $(grep -a -v '^\s*$' "$out/$tag-cut.log" | tail -n 1 | tr -d '\r' | cut -c1-100)"
