@@ -33,7 +33,8 @@
 #      device open (no second open); more writes, then a clean shutdown
 #      with blocks left in the log;
 #   3. 1 and 2 again with an image made by dracut with the project's dracut
-#      module (tools/ressdsetup/dracut), on the same disk;
+#      module (tools/ressdsetup/dracut), on the same disk, and (amd64) again
+#      with a dracut image that has systemd in it;
 #   4. check: it boots again (initramfs-tools), every file as acknowledged;
 #   5. the same kernel and initramfs hooks without dm-ressd, booting a plain
 #      ext4 root: the boot time beside the one through dm-ressd.
@@ -153,15 +154,26 @@ mkinit() {
 	printf '%q ' "$log" "$what" "$@" >>"$out/mkinitrd.cmds"
 	echo >>"$out/mkinitrd.cmds"
 }
-dracut_args=(--force --no-hostonly --no-hostonly-cmdline --conf /dev/null --confdir "$out/dracut-conf.d"
-	--kver "$kver" --modules "base rootfs-block kernel-modules udev-rules dm ressd"
-	--drivers "virtio_pci virtio_blk ext4" "$out/initrd-dracut.img")
+# The dracut images: without systemd in the initramfs (dracut's own init
+# runs the initqueue) and, on amd64, with it (the initqueue is a service
+# that runs only when a module asks for it, as ours does); the arm64
+# guest's root has no systemd.
+dracut_sd=
+[ $arch = amd64 ] && [ -n "$dracut_base" ] &&
+	{ [ -x /lib/systemd/systemd ] || ressd_apt_install systemd >/dev/null 2>&1; } && dracut_sd=1
+dracut_mods="base rootfs-block kernel-modules udev-rules dm ressd"
+mkdracut() {	# <log name> <dracut modules> <image>
+	mkinit env "$1" dracutbasedir="$out/dracut-base" RESSDTAB="$out/ressdtab" \
+		RESSD_MODULE="$out/build/dm_ressd.ko" dracut --force --no-hostonly --no-hostonly-cmdline \
+		--conf /dev/null --confdir "$out/dracut-conf.d" --kver "$kver" --modules "$2" \
+		--drivers "virtio_pci virtio_blk ext4" "$3"
+}
 mkinit env mkinitramfs RESSDTAB="$out/ressdtab" RESSD_MODULE="$out/build/dm_ressd.ko" \
 	mkinitramfs -d "$out/conf" -o "$out/initrd.img" "$kver"
 mkinit mkinitramfs mkinitramfs-plain -d "$out/conf-plain" -o "$out/initrd-plain.img" "$kver"
-[ -n "$dracut_base" ] &&
-	mkinit env dracut dracutbasedir="$out/dracut-base" RESSDTAB="$out/ressdtab" \
-		RESSD_MODULE="$out/build/dm_ressd.ko" dracut "${dracut_args[@]}"
+[ -n "$dracut_base" ] && mkdracut dracut "$dracut_mods" "$out/initrd-dracut.img"
+[ -n "$dracut_sd" ] && mkdracut dracut-systemd "systemd systemd-initrd dracut-systemd $dracut_mods" \
+	"$out/initrd-dracut-systemd.img"
 if [ $arch = arm64 ]; then
 	printf '#!/bin/bash\nexec bash %q %q\n' "$RESSD_TOP/tests/boot/arm64-mkinitrd.sh" "$out" >"$out/mkinitrd.sh"
 	chmod +x "$out/mkinitrd.sh"
@@ -187,21 +199,36 @@ for f in sbin/ressdsetup etc/ressdtab scripts/local-top/ressd 'dm_ressd\.ko'; do
 done
 ressd_pass "$layer" "mkinitramfs: the hook put ressdsetup, the tab, the boot script and dm_ressd in the initramfs"
 
-dracut_img=
+# dracut_check <log name> <what> <variable> <file that must be in the
+# image>...: sets <variable> to the image when it was made with them all
+dracut_check() {
+	local log=$1 what=$2 var=$3 img=$out/initrd-$1.img ok=1 f
+	shift 3
+	if [ "$(cat "$out/$log.rc" 2>/dev/null)" != 0 ]; then
+		ressd_fail "$layer" "$what: the image could not be made (see $out/$log.log)"
+		return
+	fi
+	lsinitramfs "$img" >"$out/initrd-$log.list" 2>&1
+	for f in sbin/ressdsetup etc/ressdtab ressd-open.sh 'dm_ressd\.ko' "$@"; do
+		grep -q "$f" "$out/initrd-$log.list" || { ok=0; ressd_fail "$layer" "$what: the image has no $f"; }
+	done
+	[ $ok = 1 ] || return
+	printf -v "$var" %s "$img"
+	ressd_pass "$layer" "$what: the module put ressdsetup, the tab, the initqueue hook and dm_ressd in the image"
+}
+dracut_img= dracut_sd_img=
 if [ -z "$dracut_base" ] && [ $arch = amd64 ]; then
 	ressd_fail "$layer" "dracut: dracut-core could not be installed"
 elif [ -z "$dracut_base" ]; then
 	ressd_fail "$layer" "dracut: the arm64 guest's root has no dracut (RESSD_ARM64_PACKAGES)"
-elif [ "$(cat "$out/dracut.rc" 2>/dev/null)" = 0 ]; then
-	lsinitramfs "$out/initrd-dracut.img" >"$out/initrd-dracut.list" 2>&1
-	ok=1
-	for f in sbin/ressdsetup etc/ressdtab ressd-open.sh 'dm_ressd\.ko'; do
-		grep -q "$f" "$out/initrd-dracut.list" || { ok=0; ressd_fail "$layer" "dracut: the image has no $f"; }
-	done
-	[ $ok = 1 ] && dracut_img=$out/initrd-dracut.img &&
-		ressd_pass "$layer" "dracut: the module put ressdsetup, the tab, the initqueue hook and dm_ressd in the image"
 else
-	ressd_fail "$layer" "dracut: the image could not be made (see $out/dracut.log)"
+	dracut_check dracut dracut dracut_img
+fi
+if [ $arch = amd64 ] && [ -n "$dracut_base" ] && [ -z "$dracut_sd" ]; then
+	ressd_fail "$layer" "dracut with systemd: systemd could not be installed"
+elif [ -n "$dracut_sd" ]; then
+	dracut_check dracut-systemd "dracut with systemd" dracut_sd_img \
+		'initrd.target.wants/dracut-initqueue.service'
 fi
 
 # The root: busybox, ressdsetup with its libraries, the tab, our init.
@@ -322,9 +349,12 @@ cycle() {
 ressd_vm_lock
 # 1, 2: through initramfs-tools
 cycle it "$out/initrd.img" initramfs-tools
-# the same through dracut
+# the same through dracut, and through dracut with systemd
 if [ -n "$dracut_img" ]; then
 	cycle dracut "$dracut_img" dracut
+fi
+if [ -n "$dracut_sd_img" ]; then
+	cycle dracut-systemd "$dracut_sd_img" "dracut with systemd"
 fi
 
 # 3. after the clean shutdown
