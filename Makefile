@@ -20,7 +20,8 @@
 #                        qemu-system-aarch64 (ARM64_TESTS= other tests)
 #   make test-boot       a root file system on dm-ressd booted through the
 #                        initramfs-tools hook and the dracut module, killed
-#                        and booted again (tests/boot/root-initramfs.sh)
+#                        and booted again (tests/boot/root-initramfs.sh;
+#                        BOOT_DRACUT=both: dracut with and without systemd)
 #   make test-boot-arm64 the same with Debian's arm64 kernel under
 #                        qemu-system-aarch64 (the images made in the arm64 guest)
 #   make test-host       host tests of the tools and packaging (tests/host)
