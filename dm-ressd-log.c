@@ -16,7 +16,10 @@
  *
  * The data goes to the log as it comes: at the end of each burst the worker
  * writes the data held since the last one as a "chunk" (data blocks only, in
- * slot order), indexes it and completes those writes.  A record is sealed
+ * slot order), indexes it and completes those writes.  With the log idle, a
+ * lone synchronous write goes there from map() (__ressd_log_direct()), and
+ * the task that ends a plug of writes it waits for writes their chunk
+ * itself (__ressd_log_unplug_chunk()).  A record is sealed
  * when it is full, at a flush or FUA, or at the end of the log; the worker
  * then writes the data still pending and the trailer that commits the whole
  * record, as one sequential write.  So a lone small write costs one 4 KiB
@@ -32,7 +35,9 @@
  * trailer is acknowledged like a write in a volatile cache: a flush (or a
  * FUA write) seals the record and makes it durable.  The target always
  * announces a volatile write cache (ti->flush_supported), so the upper
- * layers send those flushes.  The record of a FUA write goes out with FUA,
+ * layers send those flushes.  On a log that shares the origin's device, an
+ * empty flush that finds the log idle seals and writes the record from
+ * map() (__ressd_log_flush_direct()).  The record of a FUA write goes out with FUA,
  * also when that write is what fills it, and with PREFLUSH when anything
  * written before it is still volatile.  A flush with nothing written since
  * the last one costs an empty flush of the log device, or nothing.
@@ -62,7 +67,9 @@
  *
  * Context.  Records are filled by map() and by bio completions (any
  * context, rc->lock with interrupts off); the worker (process context)
- * submits and flushes; completions run in interrupt context under
+ * submits and flushes, and so do map() (an inline write, a flush's record:
+ * never sleeping) and a task ending its plug; completions run in interrupt
+ * context, or in the submitter's when the device completes at once, under
  * rcu_read_lock(), which the destructor waits for.
  */
 #include <linux/bio.h>
@@ -193,19 +200,29 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	return r;
 }
 
-void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
+/* Close the open record: its trailer takes the slot after its data. */
+static struct ressd_record *__ressd_log_close(struct ressd_c *rc, blk_opf_t flags)
 {
 	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
 	if (!r)
-		return;
+		return NULL;
 	/* The trailer takes the slot after the data (counted in used at open). */
 	r->slot = rc->log.head;
 	rc->log.head = ressd_rec_next_slot(&rc->lg, r->slot);
 	r->flags |= flags;
 	rc->log.open = NULL;
 	rc->log.write_pending = false;
+	return r;
+}
+
+void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags)
+{
+	struct ressd_record *r = __ressd_log_close(rc, flags);
+
+	if (!r)
+		return;
 	list_add_tail(&r->list, &rc->log.sealed);
 	ressd_kick(rc);
 }
@@ -563,16 +580,30 @@ static void ressd_log_wake(struct ressd_c *rc, bool kick)
 }
 
 /*
+ * Has the worker something to do once the log write in flight is done?
+ * (rc->lock held, after the completion's update of the log.)
+ */
+static bool __ressd_log_worker_due(struct ressd_c *rc, blk_status_t status)
+{
+	lockdep_assert_held(&rc->lock);
+	return status || !list_empty(&rc->log.sealed) || rc->log.write_pending ||
+	       !bio_list_empty(&rc->log.flush_waiters) ||
+	       !bio_list_empty(&rc->deferred) || !bio_list_empty(&rc->inval_retry);
+}
+
+/*
  * The log write in flight is done: what every completion does last.  Its
- * writes and the flushes waiting on it get its status.
+ * writes and the flushes waiting on it get its status; @kick: from
+ * __ressd_log_worker_due().
  */
 static void ressd_log_write_done(struct ressd_c *rc, struct bio_list *bios,
-				 struct bio_list *waiters, blk_status_t status)
+				 struct bio_list *waiters, blk_status_t status,
+				 bool kick)
 {
 	ressd_bio_list_endio(bios, status);
 	if (waiters)
 		ressd_bio_list_endio(waiters, status);
-	ressd_log_wake(rc, true);
+	ressd_log_wake(rc, kick);
 }
 
 /* The chunk in flight, entries [chunk_first, nr_sub) of @r, is written. */
@@ -594,13 +625,15 @@ static void ressd_chunk_done(struct ressd_record *r)
 	blk_status_t status = r->status;
 	struct bio_list bios;
 	unsigned long flags;
+	bool kick;
 
 	spin_lock_irqsave(&rc->lock, flags);
 	__ressd_chunk_written(rc, r, status);
 	bios = r->chunk;
 	bio_list_init(&r->chunk);
+	kick = __ressd_log_worker_due(rc, status);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	ressd_log_write_done(rc, &bios, NULL, status);
+	ressd_log_write_done(rc, &bios, NULL, status, kick);
 }
 
 /* A record is on the medium (or failed): index it, complete its writes. */
@@ -610,6 +643,7 @@ static void ressd_record_done(struct ressd_record *r)
 	blk_status_t status = r->status;
 	struct bio_list bios, waiters;
 	unsigned long flags;
+	bool kick;
 
 	spin_lock_irqsave(&rc->lock, flags);
 	rc->log.inflight = NULL;
@@ -636,8 +670,9 @@ static void ressd_record_done(struct ressd_record *r)
 	bio_list_init(&r->waiters);
 	/* From here on r may be reopened: only the copies above are used. */
 	list_add(&r->list, &rc->log.free_recs);
+	kick = __ressd_log_worker_due(rc, status);
 	spin_unlock_irqrestore(&rc->lock, flags);
-	ressd_log_write_done(rc, &bios, &waiters, status);
+	ressd_log_write_done(rc, &bios, &waiters, status, kick);
 }
 
 /* The last log bio of a chunk or a record completed. */
@@ -731,6 +766,7 @@ struct ressd_log_write {
 	struct ressd_c *rc;
 	struct ressd_record *r;
 	struct bio *bio;
+	struct bio *spare;	/* the first bio, allocated already (or NULL) */
 	sector_t sector;
 	blk_opf_t opf;
 	bio_end_io_t *end_io;
@@ -748,7 +784,16 @@ static void ressd_lw_add(struct ressd_log_write *w, struct page *page,
 		w->bio->bi_opf &= ~REQ_PREFLUSH;	/* not the last bio */
 		submit_bio_noacct(w->bio);
 	}
-	w->bio = bio_alloc_bioset(rc->log_dev->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO, &rc->bs);
+	if (w->spare) {
+		w->bio = w->spare;
+		w->spare = NULL;
+		w->bio->bi_opf = w->opf;
+	} else {
+		w->bio = bio_alloc_bioset(rc->log_dev->bdev, BIO_MAX_VECS, w->opf, GFP_NOIO,
+					  &rc->bs);
+	}
+	/* The one log write every writer waits for: no user's cgroup throttles it. */
+	bio_associate_blkg_from_css(w->bio, blkcg_root_css);
 	w->bio->bi_iter.bi_sector = w->sector;
 	w->bio->bi_end_io = w->end_io;
 	w->bio->bi_private = w->r;
@@ -793,8 +838,12 @@ static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
 	WARN_ON_ONCE(end != r->nr_sub);
 	atomic_set(&r->remaining, 1);
 	ressd_lw_add_bios(&w, &r->chunk);
-	if (ressd_lw_finish(&w))
+	/* Done already (a device that completes at once): as a completion would. */
+	if (ressd_lw_finish(&w)) {
+		rcu_read_lock();
 		ressd_chunk_done(r);
+		rcu_read_unlock();
+	}
 }
 
 /*
@@ -822,12 +871,14 @@ static int ressd_rec_origin_durable(struct ressd_c *rc, struct ressd_record *r)
 /*
  * Write a sealed record: the data still pending, then its trailer, in as
  * few bios as the vector limit allows.  Each entry's crc32c is taken from
- * the data itself, before the write is acknowledged.
+ * the data itself, before the write is acknowledged.  @spare: its first bio,
+ * allocated already (or NULL), which this consumes.
  */
-static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
+static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r,
+				struct bio *spare)
 {
 	struct ressd_log_write w = {
-		.rc = rc, .r = r, .end_io = ressd_record_endio,
+		.rc = rc, .r = r, .end_io = ressd_record_endio, .spare = spare,
 	};
 	struct ressd_trailer tr = { };
 	u32 i;
@@ -847,6 +898,8 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 		 */
 		r->status = BLK_STS_IOERR;
 		ressd_log_broken(rc, RESSD_MODE_RO, "origin flush failed");
+		if (spare)
+			bio_put(spare);
 		ressd_record_done(r);
 		return;
 	}
@@ -883,8 +936,12 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r)
 	ressd_lw_add_bios(&w, &r->bios);
 	ressd_lw_add(&w, r->trailer, RESSD_BLOCK_SIZE, 0);
 	atomic64_inc(&rc->metadata_commits);
-	if (ressd_lw_finish(&w))
+	WARN_ON_ONCE(w.spare);	/* the trailer at least took it */
+	if (ressd_lw_finish(&w)) {
+		rcu_read_lock();
 		ressd_record_done(r);
+		rcu_read_unlock();
+	}
 }
 
 /* Flush waiters: attach them to the newest record, or flush the log. */
@@ -947,6 +1004,16 @@ static void ressd_worker_flush(struct ressd_c *rc)
 	ressd_bio_list_endio(&waiters, errno_to_blk_status(err));
 }
 
+/* The pending data of the open record @r becomes the chunk to write. */
+static void __ressd_take_chunk(struct ressd_c *rc, struct ressd_record *r)
+{
+	rc->log.write_pending = false;
+	r->chunk = r->bios;
+	bio_list_init(&r->bios);
+	r->chunk_first = r->nr_sub;
+	r->nr_sub = r->nr_data;
+}
+
 /*
  * The next log write, if the log device is idle: the oldest sealed record,
  * else the open record's pending data when its burst has ended.  Sets
@@ -967,11 +1034,7 @@ static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
 		r = rc->log.open;
 		if (!r || !rc->log.write_pending || bio_list_empty(&r->bios))
 			return NULL;
-		rc->log.write_pending = false;
-		r->chunk = r->bios;
-		bio_list_init(&r->bios);
-		r->chunk_first = r->nr_sub;
-		r->nr_sub = r->nr_data;
+		__ressd_take_chunk(rc, r);
 		*chunk = true;
 	}
 	rc->log.inflight = r;
@@ -985,10 +1048,13 @@ static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
  * writes that follow while it is in flight gather as before and go out as
  * one chunk after it (group commit), so a burst costs at most one log
  * write more than before.  In a plug only a synchronous direct write
- * (REQ_SYNC | REQ_IDLE): its task sleeps next, which flushes the plug (and
- * that flush may not write, ressd_unplug()); another plug could hold the
- * one log write in flight, and every other writer behind it, for as long
- * as its task runs.  Only with commit_delay_us 0, not during a log flush
+ * (REQ_SYNC | REQ_IDLE; the block device's write_iter plugs each one): its
+ * task usually sleeps next, which flushes the plug (an aio batch may keep
+ * it there until the batch is submitted).  Other writes of a plug gather;
+ * the end of the plug writes them, in the same task when it waits for them
+ * (__ressd_log_unplug_chunk()), else in the worker; one remapped here could
+ * wait in the plug, the one log write in flight, with every other writer
+ * behind it, for as long as the task runs.  Only with commit_delay_us 0, not during a log flush
  * (which covers only what was written before it), and while @bio is the
  * open record's only pending write.  On true its entries are the chunk in
  * flight: the caller calls ressd_log_direct_submit() once rc->lock is
@@ -1005,14 +1071,80 @@ bool __ressd_log_direct(struct ressd_c *rc, struct bio *bio)
 	    !__ressd_log_idle(rc) || r->bios.head != bio || r->bios.tail != bio ||
 	    r->nr_data - r->nr_sub != bio->bi_iter.bi_size >> RESSD_BLOCK_SHIFT)
 		return false;
-	r->chunk_first = r->nr_sub;
-	r->nr_sub = r->nr_data;
-	bio_list_init(&r->bios);
-	rc->log.write_pending = false;
+	__ressd_take_chunk(rc, r);
+	bio_list_init(&r->chunk);	/* @bio is remapped, and completes itself */
 	rc->log.inflight = r;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_direct);
+
+/*
+ * An empty flush that finds the log idle, its open record holding entries
+ * (invalidations, or data all written as chunks: nothing pending) and the
+ * log on the origin's device: map() seals that record with PREFLUSH | FUA
+ * and writes it at once, and @bio completes when it is written.  The
+ * record's preflush covers every write completed before, at home as in the
+ * log, which is what the flush asks; the worker would otherwise flush the
+ * origin, then seal and write the same record.  Returns the record, now the
+ * log write in flight, for ressd_log_flush_submit() once rc->lock is
+ * dropped; NULL: not this way.  Caller holds rc->lock; never sleeps.
+ */
+struct ressd_record *__ressd_log_flush_direct(struct ressd_c *rc, struct bio *bio)
+{
+	struct ressd_record *r = rc->log.open;
+
+	lockdep_assert_held(&rc->lock);
+	if (rc->origin->bdev != rc->log_dev->bdev || rc->log.broken || rc->log.flushing ||
+	    !r || !(r->nr_data || r->nr_inval) || !bio_list_empty(&r->bios) ||
+	    !__ressd_log_idle(rc) || !bio_list_empty(&rc->log.flush_waiters))
+		return NULL;
+	r = __ressd_log_close(rc, REQ_PREFLUSH | REQ_FUA);
+	bio_list_add(&r->waiters, bio);
+	rc->log.inflight = r;
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_flush_direct);
+
+/*
+ * Write the record __ressd_log_flush_direct() took: its trailer alone, in
+ * @spare, a bio of one vector that map() allocated without sleeping (no lock
+ * held; never sleeps: a shared device needs no origin flush).
+ */
+void ressd_log_flush_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare)
+{
+	ressd_record_submit(rc, r, spare);
+}
+
+/*
+ * The end of a burst, in the task that made it (its plug is finished, not
+ * flushed by schedule(), and it is not inside a bio submission): with the
+ * log idle and commit_delay_us 0, the open record's pending data becomes
+ * the chunk in flight, which the caller writes with
+ * ressd_log_chunk_submit() once its locks are dropped; the worker would
+ * have written the same chunk after a hop.  The chunk in flight keeps the
+ * target alive until it completes (the destructor waits for the log to be
+ * idle).  NULL: the caller ends the burst as before
+ * (__ressd_log_seal_soon()).  Caller holds rc->lock; never sleeps.
+ */
+struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc)
+{
+	struct ressd_record *r = rc->log.open;
+
+	lockdep_assert_held(&rc->lock);
+	if (READ_ONCE(commit_delay_us) || !r || bio_list_empty(&r->bios) ||
+	    rc->log.broken || rc->log.flushing || !__ressd_log_idle(rc))
+		return NULL;
+	__ressd_take_chunk(rc, r);
+	rc->log.inflight = r;
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_unplug_chunk);
+
+/* Write the chunk __ressd_log_unplug_chunk() took (no lock held; may sleep). */
+void ressd_log_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
+{
+	ressd_chunk_submit(rc, r);
+}
 
 /*
  * Take the crc32c of the data of @bio, which __ressd_log_direct() made the
@@ -1059,9 +1191,7 @@ static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 	if (status)
 		r->status = status;
 	__ressd_chunk_written(rc, r, status);
-	work = !list_empty(&rc->log.sealed) || rc->log.write_pending ||
-	       !bio_list_empty(&rc->log.flush_waiters) ||
-	       !bio_list_empty(&rc->deferred) || !bio_list_empty(&rc->inval_retry);
+	work = __ressd_log_worker_due(rc, status);
 	spin_unlock_irqrestore(&rc->lock, flags);
 	ressd_log_wake(rc, work);
 }
@@ -1106,7 +1236,7 @@ void ressd_log_work(struct ressd_c *rc)
 		} else if (chunk) {
 			ressd_chunk_submit(rc, r);
 		} else {
-			ressd_record_submit(rc, r);
+			ressd_record_submit(rc, r, NULL);
 		}
 	}
 	ressd_worker_flush(rc);

@@ -410,6 +410,7 @@ struct ressd_plug {
 struct ressd_plug_cb {
 	struct blk_plug_cb cb;		/* cb.data: the struct ressd_plug */
 	bool counted;			/* holds a reference (zeroed at allocation) */
+	bool waited;			/* a write its task waits for (ressd_plug_burst()) */
 };
 
 static void ressd_plug_free(struct kref *ref)
@@ -417,21 +418,41 @@ static void ressd_plug_free(struct kref *ref)
 	kfree(container_of(ref, struct ressd_plug, ref));
 }
 
-/* The submitter's plug was flushed: the burst has ended, seal the record. */
+/*
+ * The submitter's plug was flushed: the burst has ended.  Its task writes
+ * the pending data itself when it waits for it and may sleep here, else the
+ * worker writes it (__ressd_log_seal_soon()).
+ */
 static void ressd_unplug(struct blk_plug_cb *cb, bool from_schedule)
 {
 	struct ressd_plug_cb *pcb = container_of(cb, struct ressd_plug_cb, cb);
 	struct ressd_plug *p = cb->data;
 	bool counted = pcb->counted;
+	struct ressd_record *r = NULL;
+	struct ressd_c *rc;
 	unsigned long flags;
 
 	spin_lock_irqsave(&p->lock, flags);
-	if (p->rc) {
-		spin_lock(&p->rc->lock);
-		__ressd_log_seal_soon(p->rc);
-		spin_unlock(&p->rc->lock);
+	rc = p->rc;
+	if (rc) {
+		spin_lock(&rc->lock);
+		/*
+		 * Not from schedule(), and a write the task waits for next: it
+		 * writes the chunk itself.  Others leave it to the worker, which
+		 * takes the checksums beside their task.
+		 */
+		if (pcb->waited && !from_schedule && !current->bio_list)
+			r = __ressd_log_unplug_chunk(rc);
+		if (!r)
+			__ressd_log_seal_soon(rc);
+		spin_unlock(&rc->lock);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
+	/* The chunk in flight keeps the target from its destructor. */
+	if (r) {
+		atomic64_inc(&rc->submitter_log_writes);
+		ressd_log_chunk_submit(rc, r);
+	}
 	kfree(cb);
 	if (counted) {
 		kref_put(&p->ref, ressd_plug_free);
@@ -452,7 +473,13 @@ int ressd_plug_init(struct ressd_c *rc)
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_plug_init);
 
-bool ressd_plug_burst(struct ressd_c *rc)
+/*
+ * A small write joins the open record in a plug: queue the callback that
+ * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
+ * write its task waits for once the plug ends (the writeback of an fsync),
+ * which the task then writes itself (ressd_unplug()).
+ */
+bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
 {
 	struct blk_plug_cb *cb = blk_check_plugged(ressd_unplug, rc->plug,
 						   sizeof(struct ressd_plug_cb));
@@ -467,6 +494,8 @@ bool ressd_plug_burst(struct ressd_c *rc)
 		__module_get(THIS_MODULE);	/* the callback is our code */
 		pcb->counted = true;
 	}
+	if ((opf & (REQ_SYNC | REQ_IDLE)) == REQ_SYNC)
+		pcb->waited = true;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
@@ -632,7 +661,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		 * Seal at the end of the burst, or now without a plug.  A FUA
 		 * write's record is sealed already (with FUA).
 		 */
-		if (!fua && !ressd_plug_burst(rc)) {
+		if (!fua && !ressd_plug_burst(rc, bio->bi_opf)) {
 			spin_lock_irqsave(&rc->lock, flags);
 			__ressd_log_seal_soon(rc);
 			spin_unlock_irqrestore(&rc->lock, flags);
@@ -732,15 +761,35 @@ static int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
 	INIT_LIST_HEAD(&io->inv.list);
 
 	if (bio->bi_opf & REQ_PREFLUSH && !bio_sectors(bio)) {
+		struct ressd_record *r = NULL;
+		struct bio *spare = NULL;
 		unsigned long flags;
 
 		if (READ_ONCE(rc->mode) == RESSD_MODE_FAIL)
 			return DM_MAPIO_KILL;
 		io->kind = RESSD_IO_FLUSH;
-		/* The home writes of these invalidations are covered. */
+		/*
+		 * The bio of a record written from here, if one is open (a
+		 * lockless hint) and a bio is at hand without sleeping.
+		 */
+		if (rc->origin->bdev == rc->log_dev->bdev && READ_ONCE(rc->log.open))
+			spare = bio_alloc_bioset(rc->log_dev->bdev, 1, REQ_OP_WRITE, GFP_NOWAIT,
+						 &rc->bs);
 		spin_lock_irqsave(&rc->lock, flags);
+		if (spare)
+			r = __ressd_log_flush_direct(rc, bio);
+		/* Completed by the log write, never remapped: end_io has nothing to do. */
+		io->held = !!r;
+		/* The home writes of these invalidations are covered. */
 		io->gen = __ressd_log_inval_gen(rc);
 		spin_unlock_irqrestore(&rc->lock, flags);
+		if (r) {
+			atomic64_inc(&rc->submitter_log_writes);
+			ressd_log_flush_submit(rc, r, spare);
+			return DM_MAPIO_SUBMITTED;
+		}
+		if (spare)
+			bio_put(spare);
 		bio_set_dev(bio, rc->origin->bdev);
 		return DM_MAPIO_REMAPPED;
 	}
@@ -1095,6 +1144,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %lld %u %u", atomic64_read(&rc->passed_writes), log_pass, alpha_pm);
 		/* Small writes written to the log by map() itself (no worker). */
 		DMEMIT(" %lld", atomic64_read(&rc->inline_log_writes));
+		/* Log writes the submitting task issued: an unplug's chunk, a flush's record. */
+		DMEMIT(" %lld", atomic64_read(&rc->submitter_log_writes));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
@@ -1464,7 +1515,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 4, 0},
+	.version = {0, 4, 1},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

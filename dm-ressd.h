@@ -132,7 +132,8 @@ struct ressd_io {
 	u8 phase;		/* a LOG_READ's readers phase; a write */
 				/*   home's home phase (home_write) */
 	bool home_write;	/* a write or discard sent home, counted by the mover */
-	bool held;		/* completion held once already (DM_ENDIO_INCOMPLETE) */
+	bool held;		/* completion held once already (DM_ENDIO_INCOMPLETE), */
+				/*   or a flush the log completes, never remapped */
 };
 
 /*
@@ -323,6 +324,7 @@ struct ressd_c {
 	atomic64_t far_dropped;		/* of which unmapped at once */
 	atomic64_t passed_writes;	/* small writes sent home by log_mode */
 	atomic64_t inline_log_writes;	/* small writes map() wrote to the log itself */
+	atomic64_t submitter_log_writes; /* chunks and records the submitter wrote */
 };
 
 /* Run the target's worker (any context). */
@@ -374,7 +376,7 @@ int ressd_parse_sector(const char *s, sector_t *out);
  * burst (its plug flushed) write it.  False when the caller has no plug.
  * Called without rc->lock; never sleeps.
  */
-bool ressd_plug_burst(struct ressd_c *rc);
+bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf);
 /*
  * Latch a mode (rw -> ro -> fail, never back) and raise a table event.
  * Any context; takes rc->lock.  The one call other files make into this
@@ -472,6 +474,12 @@ bool ressd_log_invals_durable(struct ressd_c *rc);
 bool __ressd_log_invals_durable(struct ressd_c *rc);
 /* Does anything acknowledged wait for a log flush? (rc->lock held) */
 bool __ressd_log_needs_flush(struct ressd_c *rc);
+/* An empty flush's record, sealed and written from map() (never sleeps). */
+struct ressd_record *__ressd_log_flush_direct(struct ressd_c *rc, struct bio *bio);
+void ressd_log_flush_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare);
+/* The end of a plug: the chunk its task writes (may sleep; no lock held). */
+struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc);
+void ressd_log_chunk_submit(struct ressd_c *rc, struct ressd_record *r);
 /*
  * Complete @bio once everything acknowledged before is durable in the log;
  * the caller then runs the worker (rc->lock held).

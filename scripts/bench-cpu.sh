@@ -28,13 +28,14 @@
 # report in perf-<case>.txt), CPU_CRC32C (unset; generic: dm-ressd's
 # checksums by the table-driven crc32c, not by the crc32 instruction, which
 # software emulation computes bit by bit), CPU_SQLITE_TXNS (300 commits a
-# run; 0: no sqlite3 runs), CPU_RESULTS (results/cpu).
+# run; 0: no sqlite3 runs), CPU_RESSD_ARGS (unset; more of dm-ressd's table,
+# e.g. "2 log_mode never"), CPU_RESULTS (results/cpu).
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case ${1:-} in
--h | --help) sed -n '2,32p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
 "") ;;
 *) ressd_die "unknown argument $1 (see --help)" ;;
 esac

@@ -47,9 +47,10 @@ STATUS_FIELDS = ["used_total", "mapped", "index_bytes", "redirected", "direct",
                  "mode", "full_writes", "mover_yields", "user_write_bytes", "dev_write_bytes",
                  "fill_read_bytes", "units_sparse", "units_prefix", "units_whole",
                  "copy_forwards", "far_moves", "far_dropped", "passed_writes", "log_pass",
-                 "alpha_permille", "inline_log_writes"]
+                 "alpha_permille", "inline_log_writes", "submitter_log_writes"]
 COUNTERS = ["redirected", "direct", "split_reads", "moved_blocks", "mover_writes",
-            "metadata_commits", "full_writes", "mover_yields", "inline_log_writes"]
+            "metadata_commits", "full_writes", "mover_yields", "inline_log_writes",
+            "submitter_log_writes"]
 
 
 def parse_kv(words):
@@ -189,7 +190,7 @@ def main():
         sys.exit(__doc__)
     gdir, rdir = sys.argv[1], sys.argv[2]
     meta = parse_kv(sys.argv[3:])
-    config, fill, recs, sqlite_recs = {}, None, [], []
+    config, fill, recs, sqlite_recs, sqlite_st = {}, None, [], [], []
     with open(os.path.join(gdir, "records.txt")) as f:
         for line in f:
             words = line.split()
@@ -203,6 +204,8 @@ def main():
                 recs.append(parse_kv(words[1:]))
             elif words[0] == "SQLITE":
                 sqlite_recs.append(parse_kv(words[1:]))
+            elif words[0] == "SQLITE_STATUS":
+                sqlite_st.append(parse_kv(words[1:]))
     clk_tck = int(config.get("clk_tck", 100))
     if config.get("cd_variant", "-") != "-":
         TARGET_NAME["ressd_cd"] = "dm-ressd cd=%s" % config["cd_variant"]
@@ -367,6 +370,18 @@ def main():
                         fmt(r["p99_us"], 2), fmt(r["p999_us"], 2), ""])
     sq_tab = table(sq_rows, ["target", "commits", "mean us", "p50 us", "p99 us", "p99.9 us",
                              "mean us per run"], "lrrrrrl") if sq_rows else []
+    # What dm-ressd did per commit: its status counters over the timed runs.
+    per_commit = {}
+    for rec in sqlite_st:
+        a, b = parse_status(rec.get("before")), parse_status(rec.get("after"))
+        txns = int(rec.get("txns", 0))
+        if not a or not b or not txns:
+            continue
+        for k in ("redirected", "direct", "metadata_commits", "inline_log_writes", "submitter_log_writes"):
+            if k in a and k in b:
+                per_commit.setdefault(k, []).append((b[k] - a[k]) / txns)
+    if per_commit:
+        sqlite["ressd_per_commit"] = {k: round(statistics.median(v), 2) for k, v in per_commit.items()}
 
     # ---- every repetition ----
     pheader = ["case", "target", "IOPS per repetition", "IOPS ratio per repetition",
@@ -431,6 +446,10 @@ def main():
         lines += ["sqlite3 COMMIT latency on ext4 over each target (synchronous=FULL, rollback journal: "
                   "each commit fsyncs the journal and the database; 4 rows updated and one added a "
                   "transaction; every commit of every run pooled)", ""] + sq_tab + [""]
+        if "ressd_per_commit" in sqlite:
+            pc = sqlite["ressd_per_commit"]
+            lines += ["dm-ressd per commit (medians over the runs): " +
+                      ", ".join("%s %s" % (k, fmt(v, 2)) for k, v in pc.items()), ""]
     lines += ["Every repetition", ""] + rep_tab + [""]
     if warnings:
         lines += ["## Warnings", ""] + ["- " + w for w in warnings] + [""]

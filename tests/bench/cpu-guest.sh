@@ -38,7 +38,9 @@
 # since under software emulation the crc32 instruction costs about 30 us a
 # 4 KiB block, a hundred times what it costs on the hardware),
 # CPU_SQLITE_TXNS (300: sqlite3 commits timed a run on ext4 over each
-# target, after the cases; 0: none).
+# target, after the cases; 0: none; dm-ressd's status before and after
+# each run gives its log writes per commit), CPU_RESSD_ARGS (unset: more
+# of dm-ressd's table line: a count and key-value pairs).
 # shellcheck source-path=SCRIPTDIR
 
 # fio's exec_prerun/exec_postrun of each job call this script back:
@@ -320,7 +322,7 @@ dd if=/dev/zero of=$RAM bs=1M count=$((SPAN_MIB + LOG_MIB)) oflag=direct status=
 dd if=/dev/zero of=$RAM bs=4k count=2 seek=$((L / 8)) oflag=direct status=none ||
 	bench_die "zeroing the log header"
 dm_create lin "0 $L linear $RAM 0"
-dm_create ressd "0 $L ressd $RAM 0 $RAM $L $R"
+dm_create ressd "0 $L ressd $RAM 0 $RAM $L $R${CPU_RESSD_ARGS:+ $CPU_RESSD_ARGS}"
 CD_DEFAULT=$(cat $CD_PARAM) || bench_die "no $CD_PARAM"
 CPU_MOVER_PID=$(pgrep -x kressd_mover)
 [ "$(wc -w <<<"$CPU_MOVER_PID")" = 1 ] || bench_die "no single kressd_mover thread: '$CPU_MOVER_PID'"
@@ -373,8 +375,10 @@ sqlite_run() {	# <target> <rep>
 	mount "$dev" "$mnt" || bench_die "mount $dev"
 	python3 "$(dirname "$SELF")/sqlite-tx.py" load "$mnt/db" 2000 || bench_die "sqlite load on $1"
 	sync
+	[ "$1" = ressd ] && rs_status >"$BENCH_OUT/sqlite-$2.st0"
 	python3 "$(dirname "$SELF")/sqlite-tx.py" run "$mnt/db" 2000 "$SQL_TXNS" "$BENCH_OUT/$lat" ||
 		bench_die "sqlite run on $1"
+	[ "$1" = ressd ] && echo "SQLITE_STATUS rep=$2 txns=$SQL_TXNS before=$(cat "$BENCH_OUT/sqlite-$2.st0") after=$(rs_status)" >>"$REC"
 	umount "$mnt" || bench_die "umount $mnt"
 	[ "$1" = ressd ] && rs_msg drain
 	echo "SQLITE target=$1 rep=$2 txns=$SQL_TXNS lat=$lat" >>"$REC"

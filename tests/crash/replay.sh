@@ -40,8 +40,10 @@
 # it also copies blocks forward and moves dense units' blocks from anywhere
 # in the log).  Every workload mixes in "fua" writes
 # (FUA with no flush after them, as from a journal commit) beside O_DSYNC
-# writes, which the kernel always follows with a flush; CRASH_GEO picks one
-# geometry by number.
+# writes, which the kernel always follows with a flush, and "wb" and "wc"
+# writes (4 KiB writes plugged by one io_submit; writes through the page
+# cache written back in a plug as an fsync does, which the target writes in
+# the writer's task); CRASH_GEO picks one geometry by number.
 #
 # Sizes: CRASH_STATES states (default 120), CRASH_OPS writer operations per
 # workload unit (default 600; 7.5 units in all); CRASH_SEED.  A recovery
@@ -156,8 +158,8 @@ run_phase() {
 	[ $rc -eq 0 ] || fail "writer exit $rc in workload $phase"
 	show_status cr_ressd "after workload $phase"
 }
-DEFAULT=w4=30,w8=12,seq=8,dsync=6,fua=6,discard=4,read=10,fsync=3
-SMALL=w4=50,w8=20,dsync=8,fua=8,read=5,fsync=3
+DEFAULT=w4=30,w8=12,seq=8,dsync=6,fua=6,discard=4,read=10,fsync=3,wb=3,wc=3
+SMALL=w4=50,w8=20,dsync=8,fua=8,read=5,fsync=3,wb=4,wc=4
 dmsetup message cr_ressd 0 set high_watermark 5 || fail "set high_watermark"
 run_phase "the mover running (high_watermark 5)" "$OPS" "$DEFAULT"
 dmsetup message cr_ressd 0 set high_watermark 50 || fail "set high_watermark"
@@ -169,7 +171,7 @@ run_phase "mover paused: the log fills, writes pass through" $((2 * OPS)) "$SMAL
 full1=$(status_field cr_ressd 11)
 dmsetup message cr_ressd 0 mover resume || fail "mover resume"
 run_phase "discards and large writes over logged blocks" $((OPS / 2)) \
-	w4=30,w8=10,seq=30,discard=15,dsync=5,fua=5,fsync=5,read=5
+	w4=30,w8=10,seq=30,discard=15,dsync=5,fua=5,fsync=5,read=5,wb=3,wc=3
 alive() {	# <pid>: running, not a zombie waiting for its parent
 	local s
 	s=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) && [ "$s" != Z ]
@@ -190,6 +192,7 @@ redir=$(status_field cr_ressd 4)
 filled=$(( $(status_field cr_ressd 17) + $(status_field cr_ressd 18) ))
 copied=$(status_field cr_ressd 19) far=$(status_field cr_ressd 20)
 inlined=$(status_field cr_ressd 25)
+submitted=$(status_field cr_ressd 26)
 # by time, not by count: a reload takes longer than a few hundred writes
 run_phase "table reloads during the writes" "${CRASH_RELOAD_SECONDS:-6}s" "$SMALL" reload
 echo "$reloads table reloads during the writes"
@@ -214,12 +217,16 @@ fi
 # Small writes remapped to the log by map() itself, when it was idle; with
 # mover_batch 16 a record holds one block, and the write that fills its
 # record seals it, so none may be.
+# Log writes the writers' tasks issue (the end of a plug of "wc" writes, a
+# flush's record) need an open record: with records of one block only one
+# of invalidations alone, for a flush.
 if [[ " ${GEO_OPTS[*]} " == *" mover_batch 16 "* ]]; then
 	[ "$inlined" = 0 ] || fail "$inlined inline writes with records of one block"
 else
 	[ "$inlined" -gt 0 ] || fail "no small write took the inline path"
+	[ "$submitted" -gt 0 ] || fail "no log write was issued by a writer's task"
 fi
-echo "inline log writes: $inlined of $redir"
+echo "inline log writes: $inlined of $redir; submitter log writes: $submitted"
 # 1.5 log sizes of writes (of 1-2 blocks, and a header per record): 2 laps
 [ "$redir" -gt $((3 * LOGS / 16)) ] || fail "only $redir writes to a log of $((LOGS / 8)) blocks: it did not wrap"
 echo "redirected writes: $redir, moved blocks: $moved2 (log of $((LOGS / 8)) blocks)," \

@@ -109,7 +109,7 @@ ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 # the middle link of a three-crash chain cuts right after a recovery and a
 # mover checkpoint ("drain": the recovered blocks go home and the superblock
 # moves on), before the next log write, which the cut drops.
-cycle=0 modelled=0 filled=0 copied=0 inlined=0
+cycle=0 modelled=0 filled=0 copied=0 inlined=0 submitted=0
 for chain in $(seq 1 "$CHAINS"); do
 	depth=$((2 + chain % 2))		# 3, 2, 3, 2, ...
 	geometry $(( (GSEED + chain) % 4 ))
@@ -139,7 +139,9 @@ for chain in $(seq 1 "$CHAINS"); do
 		else
 			note "crash $link of chain $chain: seed $seed, cut after $run_ms ms, writes dropped for $after_ms ms"
 			"$WRITER" write --dev /dev/mapper/pc --blocks $NBLK --seconds 300 \
-				--seed $seed --journal "$J" >"$W" 2>&1 &
+				--seed $seed --journal "$J" \
+				--mix w4=30,w8=12,seq=8,dsync=6,discard=4,read=30,fsync=3,wb=4,wc=4 \
+				>"$W" 2>&1 &
 			wpid=$!
 			wait_for_line "$W" '^started' 120 $wpid
 			sleep "$(ms $run_ms)"
@@ -159,6 +161,7 @@ for chain in $(seq 1 "$CHAINS"); do
 			copied=$((copied + $(status_field pc 19)))
 		fi
 		inlined=$((inlined + $(status_field pc 25)))
+		submitted=$((submitted + $(status_field pc 26)))
 		dm_remove pc
 
 		# Power back: everything passes again; creating the target recovers.
@@ -179,6 +182,9 @@ done
 # Small writes remapped to the log by map() itself were cut too.
 [ "$inlined" -gt 0 ] || fail "no small write took the inline path"
 echo "inline log writes before the cuts: $inlined"
+# And log writes the writer's tasks issued (the end of a plug, a flush).
+[ "$submitted" -gt 0 ] || fail "no log write was issued by a writer's task"
+echo "submitter log writes before the cuts: $submitted"
 # And the chain with a device model must have filled erase units.
 if [ "$modelled" = 1 ]; then
 	[ "$filled" -gt 0 ] || fail "sd-card's model, but no erase unit was filled"

@@ -348,13 +348,13 @@ EOF
 "$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
 [ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null]' ] ||
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
-"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12" >"$tmp/st" || fail "27 fields"
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13" >"$tmp/st" || fail "28 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
 	! grep -q "erase units:" "$tmp/st" && ! grep -q "density cleaning:" "$tmp/st" &&
 	! grep -q "log mode:" "$tmp/st"; } ||
-	{ cat "$tmp/st"; fail "27 fields"; }
+	{ cat "$tmp/st"; fail "28 fields"; }
 while IFS='|' read -r bad msg; do
 	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
 done <<'EOF'
@@ -403,7 +403,16 @@ expect_fail 1 "bad log_mode 'sometimes'" "$tool" status --from-line "$line" \
 	{ cat "$tmp/st.json"; fail "status --json: inline_log_writes"; }
 "$tool" status --from-line "$line 9000" | grep -qx "                  9000 of those logged went to the log at once (idle log)" ||
 	fail "status in words: no inline log writes line"
-ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model, the mover policy, the log mode, the inline log writes"
+# submitter_log_writes (field 26): in JSON, and in words when not 0
+[ "$(jq -c '.submitter_log_writes' "$tmp/st.json")" = null ] || fail "submitter_log_writes without field 26"
+"$tool" status --from-line "$line 9000 321" --json >"$tmp/st.json" || fail "status --json with field 26"
+[ "$(jq -c '[.inline_log_writes,.submitter_log_writes,.mode]' "$tmp/st.json")" = '[9000,321,"rw"]' ] ||
+	{ cat "$tmp/st.json"; fail "status --json: submitter_log_writes"; }
+"$tool" status --from-line "$line 9000 321" | grep -qx "                  321 log writes issued by the writers' tasks (end of a plug, a flush)" ||
+	fail "status in words: no submitter log writes line"
+! "$tool" status --from-line "$line 9000 0" | grep -q "writers' tasks" ||
+	fail "status in words: a submitter log writes line for 0"
+ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model, the mover policy, the log mode, the inline and submitter log writes"
 
 # ---- open, close, status against a stand-in dmsetup ----
 cat >"$tmp/dmsetup" <<EOF

@@ -600,8 +600,8 @@ static void ressd_log_test_plug_after_dtr(struct kunit *test)
 	INIT_LIST_HEAD(&rc->log.sealed);
 	KUNIT_ASSERT_EQ(test, ressd_plug_init(rc), 0);
 	blk_start_plug(&plug);
-	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));
-	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));	/* one callback a plug */
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc, REQ_SYNC));
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc, REQ_SYNC));	/* one callback a plug */
 	/* What the destructor does, while the plug is still held. */
 	ressd_plug_release(rc);
 	kfree(rc);
@@ -609,10 +609,15 @@ static void ressd_log_test_plug_after_dtr(struct kunit *test)
 	/* Without a plug there is no burst to wait for. */
 	rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rc);
-	KUNIT_EXPECT_FALSE(test, ressd_plug_burst(rc));
+	KUNIT_EXPECT_FALSE(test, ressd_plug_burst(rc, REQ_SYNC));
 }
 
-/* While the target lives, the end of the burst writes the pending data. */
+/*
+ * While the target lives, the end of the burst writes the pending data: here
+ * the task does not wait for its writes, or a sealed record waits (the log
+ * is not idle), so it is left to the worker (write_pending), not written by
+ * the task (ressd_log_test_unplug_chunk).
+ */
 static void ressd_log_test_plug_seals(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 64, 1024);
@@ -620,12 +625,24 @@ static void ressd_log_test_plug_seals(struct kunit *test)
 	struct blk_plug plug;
 
 	KUNIT_ASSERT_EQ(test, ressd_plug_init(rc), 0);
+	/* The log idle, but writes the task does not wait for (aio). */
 	blk_start_plug(&plug);
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);
-	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc));
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc, REQ_SYNC | REQ_IDLE));
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc, 0));
+	blk_finish_plug(&plug);
+	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
+	KUNIT_EXPECT_NULL(test, rc->log.inflight);
+	/* Writes it waits for, but a sealed record waits. */
+	t_seal(t);
+	blk_start_plug(&plug);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 2U);
+	KUNIT_EXPECT_TRUE(test, ressd_plug_burst(rc, REQ_SYNC));
 	KUNIT_EXPECT_FALSE(test, rc->log.write_pending);	/* the burst goes on */
 	blk_finish_plug(&plug);
 	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);	/* ended: write it */
+	KUNIT_EXPECT_NULL(test, rc->log.inflight);
+	KUNIT_EXPECT_FALSE(test, bio_list_empty(&rc->log.open->bios));
 	ressd_plug_release(rc);
 	t_teardown(t);
 }
@@ -725,7 +742,8 @@ static void ressd_log_test_inline(struct kunit *test)
 
 /*
  * In a plug only a synchronous direct write goes inline (its task sleeps
- * next, which flushes the plug); and none while the worker flushes the log.
+ * next, which flushes the plug; the end of the plug writes the others,
+ * __ressd_log_unplug_chunk()); and none while the worker flushes the log.
  */
 static void ressd_log_test_inline_plug(struct kunit *test)
 {
@@ -761,6 +779,160 @@ static void ressd_log_test_inline_plug(struct kunit *test)
 	t_teardown(t);
 }
 
+/* An empty flush as map() sees it, under rc->lock. */
+static struct ressd_record *t_flush_direct(struct ressd_c *rc, struct bio *bio)
+{
+	struct ressd_record *r;
+
+	spin_lock_irq(&rc->lock);
+	r = __ressd_log_flush_direct(rc, bio);
+	spin_unlock_irq(&rc->lock);
+	return r;
+}
+
+static struct ressd_record *t_unplug_chunk(struct ressd_c *rc)
+{
+	struct ressd_record *r;
+
+	spin_lock_irq(&rc->lock);
+	r = __ressd_log_unplug_chunk(rc);
+	spin_unlock_irq(&rc->lock);
+	return r;
+}
+
+/*
+ * The end of a plug, with the log idle, makes the open record's pending
+ * writes the chunk in flight (the task writes it); not with nothing pending,
+ * a write in flight or a sealed record waiting, a broken log or a log flush
+ * running.
+ */
+static void ressd_log_test_unplug_chunk(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r;
+
+	init_waitqueue_head(&rc->wait);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));		/* no open record */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 2), 0U);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 2U);
+	r = rc->log.open;
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rc->log.broken = true;
+	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));
+	rc->log.broken = false;
+	rc->log.flushing = true;
+	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));
+	rc->log.flushing = false;
+	rc->log.write_pending = true;
+	KUNIT_EXPECT_PTR_EQ(test, t_unplug_chunk(rc), r);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, r);
+	KUNIT_EXPECT_FALSE(test, rc->log.write_pending);
+	KUNIT_EXPECT_TRUE(test, bio_list_empty(&r->bios));
+	KUNIT_EXPECT_EQ(test, bio_list_size(&r->chunk), 2U);
+	KUNIT_EXPECT_EQ(test, r->chunk_first, 0U);
+	KUNIT_EXPECT_EQ(test, r->nr_sub, 3U);
+	/* In flight: the next burst waits for it. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 3U);
+	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));
+	/* Its completion, as a chunk's: indexed, the log dirty. */
+	ressd_log_direct_done(rc, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 1001), 1U);
+	KUNIT_EXPECT_TRUE(test, rc->log.dirty);
+	/* A sealed record waits for the worker. */
+	t_seal(t);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 5U);
+	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));
+	t_complete(t);
+	KUNIT_EXPECT_PTR_EQ(test, t_unplug_chunk(rc), rc->log.open);
+	KUNIT_EXPECT_EQ(test, rc->log.open->chunk_first, 0U);
+	ressd_log_direct_done(rc, BLK_STS_OK);
+	/* Nothing pending. */
+	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
+/*
+ * An empty flush that finds the log idle, the open record's entries all
+ * written (or only invalidations), and the log on the origin's device: the
+ * record is sealed with PREFLUSH | FUA, the flush waits on it, and it is the
+ * write in flight.  Not with pending data, a write in flight or a sealed
+ * record waiting, other flush waiters, a log flush running, a broken log, a
+ * log device of its own, or no open record.
+ */
+static void ressd_log_test_flush_direct(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	struct dm_dev *dev = kunit_kzalloc(test, 2 * sizeof(*dev), GFP_KERNEL);
+	struct bio *fl = kunit_kzalloc(test, sizeof(*fl), GFP_KERNEL);
+	struct bio *other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	struct ressd_record *r;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, fl);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	init_waitqueue_head(&rc->wait);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	dev[0].bdev = (struct block_device *)&dev[0];	/* told apart by address */
+	dev[1].bdev = (struct block_device *)&dev[1];
+	rc->origin = &dev[0];
+	rc->log_dev = &dev[0];
+	fl->bi_opf = REQ_OP_WRITE | REQ_PREFLUSH;
+
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));	/* no open record */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 0U);
+	r = rc->log.open;
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));	/* pending data */
+	KUNIT_EXPECT_PTR_EQ(test, t_unplug_chunk(rc), r);
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));	/* in flight */
+	ressd_log_direct_done(rc, BLK_STS_OK);
+
+	rc->log_dev = &dev[1];
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));
+	rc->log_dev = &dev[0];
+	rc->log.flushing = true;
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));
+	rc->log.flushing = false;
+	rc->log.broken = true;
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));
+	rc->log.broken = false;
+	bio_list_add(&rc->log.flush_waiters, other);
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));
+	bio_list_init(&rc->log.flush_waiters);
+
+	KUNIT_EXPECT_PTR_EQ(test, t_flush_direct(rc, fl), r);
+	KUNIT_EXPECT_NULL(test, rc->log.open);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, r);
+	KUNIT_EXPECT_TRUE(test, list_empty(&rc->log.sealed));
+	KUNIT_EXPECT_TRUE(test, (r->flags & REQ_PREFLUSH) && (r->flags & REQ_FUA));
+	KUNIT_EXPECT_EQ(test, r->slot, r->start + 1);		/* the trailer after its entry */
+	KUNIT_EXPECT_EQ(test, rc->log.head, r->start + 2);
+	KUNIT_EXPECT_PTR_EQ(test, r->waiters.head, fl);
+	KUNIT_EXPECT_EQ(test, bio_list_size(&r->waiters), 1U);
+	/* Written (what ressd_record_done() does with the buffer). */
+	rc->log.inflight = NULL;
+	list_add(&r->list, &rc->log.free_recs);
+
+	/* A sealed record waits for the worker: not this way, not yet. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 2U);
+	t_seal(t);
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));	/* a record of invalidations alone */
+	r = rc->log.open;
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->nr_data, 0U);
+	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, other));
+	KUNIT_EXPECT_TRUE(test, t_complete(t));
+	KUNIT_EXPECT_PTR_EQ(test, t_flush_direct(rc, other), r);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, r);
+	rc->log.inflight = NULL;
+	list_add(&r->list, &rc->log.free_recs);
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
 static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_plug_after_dtr),
 	KUNIT_CASE(ressd_log_test_plug_seals),
@@ -769,6 +941,8 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_copies),
 	KUNIT_CASE(ressd_log_test_inline),
 	KUNIT_CASE(ressd_log_test_inline_plug),
+	KUNIT_CASE(ressd_log_test_unplug_chunk),
+	KUNIT_CASE(ressd_log_test_flush_direct),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),

@@ -36,7 +36,17 @@
  * is such a write issued asynchronously (io_submit with RWF_DSYNC): the
  * kernel follows a synchronous O_DSYNC write to a block device with a
  * flush, but not an asynchronous one, so "fua" writes are REQ_FUA with no
- * flush after them, as a file system's journal commit.  Stamps are
+ * flush after them, as a file system's journal commit.  A "wb" op (a
+ * batch) writes 3 to 8 adjacent blocks as as many 4 KiB writes, in
+ * descending order (each a small random write to the target) and in one
+ * io_submit(2), which plugs them (the target may write the first at once
+ * and gathers the others); they are durable after a flush as plain writes.
+ * A "wc" op writes 1 to 4 blocks through the page cache (pages of 4 KiB:
+ * one block each) and writes them back with sync_file_range(2), waiting, as
+ * an fsync does: writes with REQ_SYNC in a plug, in ascending order (to the
+ * target the first a small random write, the others a stream), whose end
+ * the target writes in the task; complete, and durable after a flush, as
+ * plain writes.  Stamps are
  * taken after the syscall returned, so "stamped before T" implies
  * "completed before T".
  *
@@ -154,10 +164,12 @@ struct jrec {
 };
 
 /* Operation types and their names in --mix. */
-enum { OP_W4, OP_W8, OP_SEQ, OP_DSYNC, OP_DISCARD, OP_READ, OP_FSYNC, OP_FUA, NOPS };
+enum { OP_W4, OP_W8, OP_SEQ, OP_DSYNC, OP_DISCARD, OP_READ, OP_FSYNC, OP_FUA, OP_BATCH,
+       OP_CACHED, NOPS };
 static const char *op_names[NOPS] = { "w4", "w8", "seq", "dsync", "discard",
-				      "read", "fsync", "fua" };
-static int weights[NOPS] = { 30, 12, 8, 6, 4, 30, 3, 0 };
+				      "read", "fsync", "fua", "wb", "wc" };
+static int weights[NOPS] = { 30, 12, 8, 6, 4, 30, 3, 0, 0, 0 };
+#define MAX_BATCH	8	/* blocks (and aio writes) of a "wb" op */
 
 /* Durable when it completes: O_DSYNC, or FUA through aio. */
 static int op_dsync(int type)
@@ -184,7 +196,7 @@ struct op {
 
 /* ---- global state; per-block arrays and counters under G.mu ---- */
 static struct {
-	int fd, fd_sync, jfd;
+	int fd, fd_sync, fd_cached, jfd;
 	uint64_t nblocks, seed, run;
 	uint64_t runs[MAX_RUNS];
 	int nruns;
@@ -567,6 +579,9 @@ static void open_dev(const char *dev, int rw)
 		G.fd_sync = open(dev, O_RDWR | O_DIRECT | O_DSYNC);
 		if (G.fd_sync < 0)
 			die("%s: %s", dev, strerror(errno));
+		G.fd_cached = open(dev, O_RDWR);
+		if (G.fd_cached < 0)
+			die("%s: %s", dev, strerror(errno));
 	}
 }
 
@@ -628,14 +643,19 @@ static int discard_supported(void)	/* queue/discard_max_bytes > 0 */
  */
 static __thread aio_context_t aio_ctx;
 
+static void aio_init(void)
+{
+	if (!aio_ctx && syscall(SYS_io_setup, MAX_BATCH, &aio_ctx))
+		die("io_setup: %s", strerror(errno));
+}
+
 static void xpio_fua(void *buf, uint64_t block, uint32_t count)
 {
 	struct iocb cb, *cbs[1] = { &cb };
 	size_t len = (size_t)count * BS;
 	struct io_event ev;
 
-	if (!aio_ctx && syscall(SYS_io_setup, 1, &aio_ctx))
-		die("io_setup: %s", strerror(errno));
+	aio_init();
 	memset(&cb, 0, sizeof(cb));
 	cb.aio_fildes = G.fd;
 	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
@@ -652,6 +672,46 @@ static void xpio_fua(void *buf, uint64_t block, uint32_t count)
 		    ev.res < 0 ? strerror((int)-ev.res) : "short");
 }
 
+/*
+ * A "wb" op: @count 4 KiB writes, the last block first, in one io_submit
+ * (which plugs more than two), all waited for.
+ */
+static void xpio_batch(uint8_t *buf, uint64_t block, uint32_t count)
+{
+	struct iocb cb[MAX_BATCH], *cbs[MAX_BATCH];
+	struct io_event ev[MAX_BATCH];
+	uint32_t k, got = 0;
+	long n;
+
+	aio_init();
+	for (k = 0; k < count; k++) {
+		uint32_t i = count - 1 - k;
+
+		memset(&cb[k], 0, sizeof(cb[k]));
+		cb[k].aio_fildes = G.fd;
+		cb[k].aio_lio_opcode = IOCB_CMD_PWRITE;
+		cb[k].aio_buf = (uint64_t)(uintptr_t)(buf + (size_t)i * BS);
+		cb[k].aio_nbytes = BS;
+		cb[k].aio_offset = (int64_t)((block + i) * BS);
+		cbs[k] = &cb[k];
+	}
+	n = syscall(SYS_io_submit, aio_ctx, (long)count, cbs);
+	if (n != (long)count)	/* the process ends: nothing is left in flight */
+		die("io_submit of %u writes at block %" PRIu64 ": %s", count, block,
+		    n < 0 ? strerror(errno) : "short");
+	while (got < count) {
+		n = syscall(SYS_io_getevents, aio_ctx, 1, (long)(count - got), ev, NULL);
+		if (n < 1)
+			die("io_getevents: %s", strerror(errno));
+		for (k = 0; k < (uint32_t)n; k++)
+			if (ev[k].res != BS)
+				die("batch write at block %" PRIu64 ": %s", block,
+				    (int64_t)ev[k].res < 0 ? strerror((int)-(int64_t)ev[k].res) :
+				    "short");
+		got += (uint32_t)n;
+	}
+}
+
 static void xpio(int write, int fd, void *buf, uint64_t block, uint32_t count)
 {
 	size_t len = (size_t)count * BS;
@@ -661,6 +721,17 @@ static void xpio(int write, int fd, void *buf, uint64_t block, uint32_t count)
 	if (n != (ssize_t)len)
 		die("%s of blocks %" PRIu64 "+%u: %s", write ? "write" : "read",
 		    block, count, n < 0 ? strerror(errno) : "short");
+}
+
+/* A "wc" op: through the page cache, then written back and waited for. */
+static void xpio_cached(uint8_t *buf, uint64_t block, uint32_t count)
+{
+	xpio(1, G.fd_cached, buf, block, count);
+	if (sync_file_range(G.fd_cached, (off64_t)(block * BS), (off64_t)count * BS,
+			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER))
+		die("sync_file_range of blocks %" PRIu64 "+%u: %s", block, count,
+		    strerror(errno));
 }
 
 /*
@@ -722,6 +793,16 @@ static void gen_op(struct op *op)
 		op->count = (t == OP_W8 || (op_dsync(t) && rnd(2))) ? 2 : 1;
 		/* mostly random; 1 in 8 continues a recent one (not "random") */
 		op->start = rnd(8) ? rnd(N) : base + 1;
+		G.recent[G.nrecent < 64 ? G.nrecent++ : rnd(64)] = op->start;
+		break;
+	case OP_CACHED:
+		op->count = 1 + (uint32_t)rnd(4);
+		op->start = rnd(N);
+		G.recent[G.nrecent < 64 ? G.nrecent++ : rnd(64)] = op->start;
+		break;
+	case OP_BATCH:	/* adjacent blocks, written as 4 KiB writes */
+		op->count = 3 + (uint32_t)rnd(MAX_BATCH - 3 + 1);
+		op->start = rnd(N);
 		G.recent[G.nrecent < 64 ? G.nrecent++ : rnd(64)] = op->start;
 		break;
 	case OP_SEQ:	/* a stream, anywhere, or over recent small writes */
@@ -858,6 +939,10 @@ static void do_io(struct op *op, uint8_t *buf)
 				   op->type, op->id);
 		if (op->type == OP_FUA)
 			xpio_fua(buf, op->start, op->count);
+		else if (op->type == OP_BATCH)
+			xpio_batch(buf, op->start, op->count);
+		else if (op->type == OP_CACHED)
+			xpio_cached(buf, op->start, op->count);
 		else
 			xpio(1, op->type == OP_DSYNC ? G.fd_sync : G.fd, buf, op->start,
 			     op->count);
@@ -995,6 +1080,8 @@ static int cmd_write(const char *dev, const char *journal, int nthreads,
 		G.wsum += weights[t];
 	if (G.wsum <= 0)
 		die("--mix: all weights are zero");
+	if (weights[OP_CACHED] && sysconf(_SC_PAGESIZE) != BS)
+		die("--mix: wc needs pages of one block (%ld bytes here)", sysconf(_SC_PAGESIZE));
 
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1103,7 +1190,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: ressd-writer write --dev D --blocks N [--seconds S | --ops K]\n"
 		"           [--seed X] [--journal F] [--mix w4=30,w8=12,seq=8,dsync=6,"
-		"discard=4,read=30,fsync=3,fua=0]\n"
+		"discard=4,read=30,fsync=3,fua=0,wb=0,wc=0]\n"
 		"           [--threads T] [--verify-every M] [--mark-dm NAME]\n"
 		"       ressd-writer verify --dev D --journal F [--mode live|crash] [--cut NS]\n"
 		"           [--seen]\n"

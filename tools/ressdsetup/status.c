@@ -18,6 +18,7 @@ static const char *const field_name[] = {
 	"user_write_bytes", "dev_write_bytes", "fill_read_bytes", "units_sparse",
 	"units_prefix", "units_whole", "copy_forwards", "far_moves", "far_dropped",
 	"passed_writes", "log_pass", "alpha_permille", "inline_log_writes",
+	"submitter_log_writes",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -63,7 +64,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		&st->units_sparse, &st->units_prefix, &st->units_whole,
 		&st->copy_forwards, &st->far_moves, &st->far_dropped,
 		&st->passed_writes, &st->log_pass, &st->alpha_permille,
-		&st->inline_log_writes,
+		&st->inline_log_writes, &st->submitter_log_writes,
 	};
 	int n, i, f;
 
@@ -120,6 +121,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	st->has_density = f > 20;
 	st->has_log_mode = f > 23;
 	st->has_inline = f > 24;
+	st->has_submitter = f > 25;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -271,6 +273,9 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 	if (st->has_inline && st->redirected)
 		fprintf(f, "                  %" PRIu64 " of those logged went to the log at once (idle log)\n",
 			st->inline_log_writes);
+	if (st->has_submitter && st->submitter_log_writes)
+		fprintf(f, "                  %" PRIu64 " log writes issued by the writers' tasks (end of a plug, a flush)\n",
+			st->submitter_log_writes);
 	fprintf(f, "split reads:      %" PRIu64 "\n", st->split_reads);
 	fprintf(f, "moved home:       %" PRIu64 " blocks in %" PRIu64 " writes\n",
 		st->moved_blocks, st->mover_writes);
@@ -384,6 +389,7 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 		json_null(&j, "log_pass");
 	json_opt_u64(&j, "alpha_permille", st->has_log_mode, st->alpha_permille);
 	json_opt_u64(&j, "inline_log_writes", st->has_inline, st->inline_log_writes);
+	json_opt_u64(&j, "submitter_log_writes", st->has_submitter, st->submitter_log_writes);
 	if (st->has_write_bytes && st->user_write_bytes)
 		json_double(&j, "write_amplification",
 			    (double)st->dev_write_bytes / (double)st->user_write_bytes);

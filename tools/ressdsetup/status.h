@@ -32,6 +32,8 @@ struct ressd_status {
 	u64 passed_writes, log_pass, alpha_permille;
 	bool has_inline;
 	u64 inline_log_writes;
+	bool has_submitter;
+	u64 submitter_log_writes;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
