@@ -231,6 +231,11 @@ static int tearable(const struct entry *e)
  * the order they completed, as X is: one of them newer than X means X really
  * put older data over newer, and X is replayed (several such writes may all
  * have completed before W: the mover's copy of a block and a direct write).
+ * An all-zero block X is generation 0 of whatever writer block the earlier
+ * writes hold there: the writer writes zeros only when it starts a journal
+ * (and flushes), so X is the mover's copy of a block never written or
+ * discarded, read from home (a unit's gap it filled), which the target
+ * writes before the FUA write that follows is issued (I5).
  * A target that wrote an older copy over a completed FUA write before the
  * next flush would look the same here; the live verifications (integrity,
  * fio-verify, soak) read such a block back and catch that.
@@ -266,14 +271,25 @@ static int entry_gen(const struct entry *w, uint64_t first, uint64_t *blk,
 	return ok;
 }
 
+static int all_zero(const uint8_t *b, size_t len)
+{
+	while (len--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
 /* Is block @d of entry @i (data @b) older than a FUA write logged before it? */
 static int superseded_by_fua(uint64_t i, uint64_t d, const uint8_t *b)
 {
-	uint64_t first = d * BLK / L.ss, blk, gen, wblk, wgen;
-	int flushes = 0;
+	uint64_t first = d * BLK / L.ss, blk = 0, gen, wblk, wgen;
+	int flushes = 0, zero = 0;
 
-	if (!writer_gen(b, &blk, &gen))
-		return 0;
+	if (!writer_gen(b, &blk, &gen)) {
+		if (!all_zero(b, BLK))
+			return 0;
+		zero = 1, gen = 0;	/* generation 0 of the block found below */
+	}
 	while (i--) {
 		const struct entry *w = &L.e[i];
 
@@ -283,8 +299,9 @@ static int superseded_by_fua(uint64_t i, uint64_t d, const uint8_t *b)
 		    w->sector + w->nr <= first)
 			continue;
 		if ((w->flags & LW_DISCARD) || !entry_gen(w, first, &wblk, &wgen) ||
-		    wblk != blk)
+		    (!zero && wblk != blk))
 			return 0;
+		blk = wblk, zero = 0;
 		if (w->flags & LW_FUA)
 			return wgen > gen;
 		if (wgen > gen)		/* completed before X and newer */
