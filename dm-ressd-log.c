@@ -244,6 +244,16 @@ static bool __ressd_log_idle(struct ressd_c *rc)
 	return !rc->log.inflight && list_empty(&rc->log.sealed);
 }
 
+/*
+ * May a submitter (map(), a task ending its plug) write to the log now,
+ * instead of the worker?  Idle, not broken, and no log flush under way
+ * (which covers only what was written before it).
+ */
+static bool __ressd_log_submitter_may_write(struct ressd_c *rc)
+{
+	return !rc->log.broken && !rc->log.flushing && __ressd_log_idle(rc);
+}
+
 void __ressd_log_seal_soon(struct ressd_c *rc)
 {
 	unsigned int delay = READ_ONCE(commit_delay_us);
@@ -1066,9 +1076,9 @@ bool __ressd_log_direct(struct ressd_c *rc, struct bio *bio)
 	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
-	if (READ_ONCE(commit_delay_us) || !r || rc->log.broken || rc->log.flushing ||
+	if (READ_ONCE(commit_delay_us) || !r || !__ressd_log_submitter_may_write(rc) ||
 	    (current->plug && (bio->bi_opf & (REQ_SYNC | REQ_IDLE)) != (REQ_SYNC | REQ_IDLE)) ||
-	    !__ressd_log_idle(rc) || r->bios.head != bio || r->bios.tail != bio ||
+	    r->bios.head != bio || r->bios.tail != bio ||
 	    r->nr_data - r->nr_sub != bio->bi_iter.bi_size >> RESSD_BLOCK_SHIFT)
 		return false;
 	__ressd_take_chunk(rc, r);
@@ -1094,9 +1104,9 @@ struct ressd_record *__ressd_log_flush_direct(struct ressd_c *rc, struct bio *bi
 	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
-	if (rc->origin->bdev != rc->log_dev->bdev || rc->log.broken || rc->log.flushing ||
+	if (rc->origin->bdev != rc->log_dev->bdev || !__ressd_log_submitter_may_write(rc) ||
 	    !r || !(r->nr_data || r->nr_inval) || !bio_list_empty(&r->bios) ||
-	    !__ressd_log_idle(rc) || !bio_list_empty(&rc->log.flush_waiters))
+	    !bio_list_empty(&rc->log.flush_waiters))
 		return NULL;
 	r = __ressd_log_close(rc, REQ_PREFLUSH | REQ_FUA);
 	bio_list_add(&r->waiters, bio);
@@ -1132,7 +1142,7 @@ struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc)
 
 	lockdep_assert_held(&rc->lock);
 	if (READ_ONCE(commit_delay_us) || !r || bio_list_empty(&r->bios) ||
-	    rc->log.broken || rc->log.flushing || !__ressd_log_idle(rc))
+	    !__ressd_log_submitter_may_write(rc))
 		return NULL;
 	__ressd_take_chunk(rc, r);
 	rc->log.inflight = r;
