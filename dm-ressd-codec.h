@@ -103,6 +103,11 @@ struct ressd_log_geo {
 	u64 origin_blocks;	/* 4 KiB blocks in the normal area */
 };
 
+/*
+ * crc32c(@crc, @data, @len), the kernel's crc32c() semantics, by the driver
+ * the module chose (dm-ressd-csum.c; in user space, tools/lib/crc32c.c).
+ */
+u32 ressd_crc32c_update(u32 crc, const void *data, unsigned int len);
 /* crc32c of @len bytes seeded with the volume @nonce (pure). */
 u32 ressd_csum(u64 nonce, const void *data, size_t len);
 /* Checksum of a 4 KiB metadata block, its csum field taken as zero (pure). */

@@ -25,7 +25,6 @@
  * matches.  Nothing is written, so a crash during replay replays the same
  * way again.
  */
-#include <linux/crc32c.h>
 #include <linux/device-mapper.h>	/* DMERR and friends, nothing else */
 #include <linux/string.h>
 
@@ -37,7 +36,7 @@
 
 u32 ressd_csum(u64 nonce, const void *data, size_t len)
 {
-	return crc32c((u32)nonce ^ (u32)(nonce >> 32), data, len);
+	return ressd_crc32c_update((u32)nonce ^ (u32)(nonce >> 32), data, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_csum);
 
@@ -70,10 +69,10 @@ u32 ressd_block_csum(const void *blk, u64 nonce)
 
 	BUILD_BUG_ON(offsetof(struct ressd_disk_sb, csum) != RESSD_CSUM_OFFSET);
 	BUILD_BUG_ON(offsetof(struct ressd_disk_rec, csum) != RESSD_CSUM_OFFSET);
-	crc = crc32c(seed, p, RESSD_CSUM_OFFSET);
-	crc = crc32c(crc, &zero, sizeof(zero));
-	return crc32c(crc, p + RESSD_CSUM_OFFSET + sizeof(zero),
-		      RESSD_BLOCK_SIZE - RESSD_CSUM_OFFSET - sizeof(zero));
+	crc = ressd_crc32c_update(seed, p, RESSD_CSUM_OFFSET);
+	crc = ressd_crc32c_update(crc, &zero, sizeof(zero));
+	return ressd_crc32c_update(crc, p + RESSD_CSUM_OFFSET + sizeof(zero),
+				   RESSD_BLOCK_SIZE - RESSD_CSUM_OFFSET - sizeof(zero));
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_block_csum);
 

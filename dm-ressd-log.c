@@ -75,7 +75,6 @@
 #include <linux/bio.h>
 #include <linux/blk-cgroup.h>
 #include <linux/blkdev.h>
-#include <linux/crc32c.h>
 #include <linux/gfp.h>
 #include <linux/slab.h>
 #include <linux/highmem.h>
@@ -746,7 +745,7 @@ static u32 ressd_bios_csum(struct ressd_c *rc, struct ressd_record *r,
 			while (off < bv.bv_len) {
 				u32 n = min(bv.bv_len - off, RESSD_BLOCK_SIZE - filled);
 
-				crc = crc32c(crc, p + off, n);
+				crc = ressd_crc32c_update(crc, p + off, n);
 				off += n;
 				filled += n;
 				if (filled == RESSD_BLOCK_SIZE) {

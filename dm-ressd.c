@@ -1534,16 +1534,22 @@ static struct target_type ressd_target = {
 
 static int __init dm_ressd_init(void)
 {
-	int r = dm_register_target(&ressd_target);
+	int r = ressd_csum_init();
 
 	if (r)
+		return r;
+	r = dm_register_target(&ressd_target);
+	if (r) {
 		DMERR("register failed %d", r);
+		ressd_csum_exit();
+	}
 	return r;
 }
 
 static void __exit dm_ressd_exit(void)
 {
 	dm_unregister_target(&ressd_target);
+	ressd_csum_exit();
 }
 
 module_init(dm_ressd_init);

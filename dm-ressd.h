@@ -388,6 +388,29 @@ int ressd_plug_init(struct ressd_c *rc);
 /* The destructor: callbacks still queued on plugs no longer touch @rc. */
 void ressd_plug_release(struct ressd_c *rc);
 
+/* ---- functions in dm-ressd-csum.c: which code computes crc32c ---- */
+
+/*
+ * Module load: choose the crc32c driver (the parameter csum_driver, or the
+ * fastest that passes the check; may sleep).  0 or a negative errno.
+ */
+int __init ressd_csum_init(void);
+/* Module unload. */
+void ressd_csum_exit(void);
+/* The crc32c driver in use (the parameter's value). */
+const char *ressd_csum_driver(void);
+/*
+ * The index in @ns[0..@n) of the fastest (nanoseconds a block, U64_MAX
+ * for none); index 0 stays unless another is faster by an eighth (pure).
+ */
+unsigned int ressd_csum_pick(const u64 *ns, unsigned int n);
+/*
+ * crypto_alloc_shash(@name), kept only if it computes crc32c (checked on
+ * known values; @buf is 4 KiB of scratch): the tfm or an ERR_PTR, -EBADMSG
+ * for a wrong result.  May sleep.
+ */
+struct crypto_shash *ressd_csum_get(const char *name, u8 *buf);
+
 /* ---- functions in dm-ressd-log.c: the log writer ---- */
 
 /*

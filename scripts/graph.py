@@ -18,7 +18,8 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ["dm-ressd.c", "dm-ressd-log.c", "dm-ressd-mover.c", "dm-ressd-meta.c",
-         "dm-ressd-format.c", "dm-ressd-rbtree.c", "dm-ressd-plan.c"]
+         "dm-ressd-format.c", "dm-ressd-rbtree.c", "dm-ressd-plan.c",
+         "dm-ressd-csum.c"]
 HEADERS = ["dm-ressd.h", "dm-ressd-codec.h", "dm-ressd-index.h", "dm-ressd-format.h",
            "dm-ressd-limits.h", "dm-ressd-plan.h", "compat.h"]
 

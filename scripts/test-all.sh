@@ -54,10 +54,13 @@ for layer in "${layers[@]}"; do
 		counts=.out/$layer/counts ;;
 	uml-*)	# every functional test but the emulated SSD's timing calibration,
 		# which measures the Debian kernel (vm) and takes 4 minutes here,
-		# and home-order, which needs blk-throttle (cgroups), not built
-		# into the UML debug kernel
+		# home-order, which needs blk-throttle (cgroups), not built
+		# into the UML debug kernel, and csum-driver, which unloads and
+		# loads dm_ressd.ko again: the UML 6.12 debug kernel's KASAN then
+		# reports a global-out-of-bounds write in its own load_module()
+		# (the vm layers run it; the UML 6.1 debug kernel passes it)
 		mapfile -t uml_tests < <(ls tests/functional/*.sh |
-			grep -Ev '/(ftlsim-calibration|home-order)\.sh$')
+			grep -Ev '/(ftlsim-calibration|home-order|csum-driver)\.sh$')
 		RESSD_KERNEL=$series RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh uml "${uml_tests[@]}"
 		rc=$?
 		counts=.out/$layer/counts ;;

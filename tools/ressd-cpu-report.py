@@ -411,7 +411,7 @@ def main():
             config.get("log_mib"), config.get("log_slots")),
         "- fio %s, O_DIRECT, %s s per run (time based), %s repetitions per case, targets interleaved "
         "(order rotated each repetition); medians shown" % (config.get("fio"), config.get("runtime_s"), reps),
-        "- dm-ressd: defaults (`%s`), module parameter commit_delay_us %s%s; crc32c: %s" % (
+        "- dm-ressd: defaults (`%s`), module parameter commit_delay_us %s%s; crc32c driver (csum_driver): %s" % (
             config.get("ressd_table", "").replace(",", " "), config.get("commit_delay_us"),
             "" if config.get("cd_variant", "-") == "-" else
             "; \"%s\" is the same target with commit_delay_us=%s during its runs" % (

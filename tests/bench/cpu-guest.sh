@@ -33,10 +33,11 @@
 # CPU_CD_VARIANT (unset: none; <us>: random writes also on dm-ressd with
 # commit_delay_us=<us>), CPU_PERF (unset; a case: after its repetitions,
 # one more dm-ressd run of it under perf record -a -g, reported by symbol in
-# <out>/perf-<case>.txt; not counted in the table), CPU_CRC32C (unset: the
-# kernel's choice, crc32c-intel on x86; generic: the table-driven C code,
-# since under software emulation the crc32 instruction costs about 30 us a
-# 4 KiB block, a hundred times what it costs on the hardware),
+# <out>/perf-<case>.txt; not counted in the table), CPU_CRC32C (unset:
+# dm-ressd's choice at load, the fastest crc32c driver; a driver's name,
+# e.g. crc32c-intel: dm-ressd loaded with csum_driver=<name>; under software
+# emulation the crc32 instruction costs about 30 us a 4 KiB block, the
+# table-driven crc32c-generic about 5 us),
 # CPU_SQLITE_TXNS (300: sqlite3 commits timed a run on ext4 over each
 # target, after the cases; 0: none; dm-ressd's status before and after
 # each run gives its log writes per commit), CPU_RESSD_ARGS (unset: more
@@ -298,19 +299,13 @@ fill_log() {
 # ---- set-up ----
 
 dmesg -C
-# CPU_CRC32C=generic: the table-driven crc32c instead of crc32c-intel,
-# whose crc32 instruction the emulator computes bit by bit.
-# libcrc32c takes the best crc32c registered when it loads.
-if [ "${CPU_CRC32C:-}" = generic ]; then
-	modprobe -a dm-mod ext4 crc32c_generic 2>/dev/null
-	modprobe -r crc32c_intel 2>/dev/null
-	# insmod: modprobe would load crc32c-intel first (a soft dependency).
-	lsmod | grep -q '^libcrc32c ' || insmod "$(modinfo -n libcrc32c)" || bench_die "insmod libcrc32c"
-fi
 bench_load_modules
-if [ "${CPU_CRC32C:-}" = generic ]; then
-	modprobe -r crc32c_intel 2>/dev/null
-	! grep -q crc32c-intel /proc/crypto || bench_die "CPU_CRC32C=generic: crc32c-intel is in use: $(lsmod | grep -E "crc|^dm_ressd" | tr -s " \n" " ")"
+# CPU_CRC32C=<driver>: dm-ressd's checksums by that crc32c driver
+# (the module parameter csum_driver) instead of the fastest at load.
+if [ -n "${CPU_CRC32C:-}" ]; then
+	rmmod dm_ressd || bench_die "rmmod dm_ressd"
+	insmod "$BENCH_MOD/dm_ressd.ko" csum_driver="$CPU_CRC32C" ||
+		bench_die "insmod dm_ressd.ko csum_driver=$CPU_CRC32C: $(dmesg | tail -n 2)"
 fi
 [ -e /sys/module/brd ] && bench_die "brd is already loaded"
 modprobe brd rd_nr=1 rd_size=$(((SPAN_MIB + LOG_MIB) * 1024)) max_part=0 ||
@@ -329,7 +324,7 @@ CPU_MOVER_PID=$(pgrep -x kressd_mover)
 export CPU_MOVER_PID
 [ "$(rs_field 10)" = rw ] || bench_die "dm-ressd is not rw: $(rs_status)"
 [ "$(rs_used)" = 0 ] || bench_die "a fresh log is not empty: $(rs_status)"
-echo "CONFIG kernel=$(uname -r) cpus=$(nproc) mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024)) clk_tck=$(getconf CLK_TCK) fio=$(fio --version) reps=$REPS runtime_s=$RUNTIME span_mib=$SPAN_MIB log_mib=$LOG_MIB qd=$QD fill_pct=$FILL_PCT log_slots=$(rs_total) commit_delay_us=$CD_DEFAULT cd_variant=${CD_VARIANT:--} crc32c=$(awk '$1 == "name" { n = $3 } $1 == "driver" { d = $3 } $1 == "priority" && n == "crc32c" { print $3, d }' /proc/crypto | sort -n | tail -n 1 | cut -d' ' -f2) ressd_table=$(dmsetup table ressd | cut -d' ' -f3- | tr ' ' ',') linear_table=$(dmsetup table lin | cut -d' ' -f3- | tr ' ' ',')" >"$REC"
+echo "CONFIG kernel=$(uname -r) cpus=$(nproc) mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024)) clk_tck=$(getconf CLK_TCK) fio=$(fio --version) reps=$REPS runtime_s=$RUNTIME span_mib=$SPAN_MIB log_mib=$LOG_MIB qd=$QD fill_pct=$FILL_PCT log_slots=$(rs_total) commit_delay_us=$CD_DEFAULT cd_variant=${CD_VARIANT:--} crc32c=$(cat /sys/module/dm_ressd/parameters/csum_driver) ressd_table=$(dmsetup table ressd | cut -d' ' -f3- | tr ' ' ',') linear_table=$(dmsetup table lin | cut -d' ' -f3- | tr ' ' ',')" >"$REC"
 say "brd $RAM: $((SPAN_MIB + LOG_MIB)) MiB; origin range $L sectors, log $R sectors; $(rs_status)"
 
 # ---- the cases ----
@@ -384,6 +379,12 @@ sqlite_run() {	# <target> <rep>
 	echo "SQLITE target=$1 rep=$2 txns=$SQL_TXNS lat=$lat" >>"$REC"
 }
 if [ "$SQL_TXNS" != 0 ]; then
+	# A read_full case last left the mover paused and the log full.
+	if [ "$FILLED" = 1 ]; then
+		rs_msg mover resume
+		rs_msg drain
+		FILLED=drained
+	fi
 	for ((rep = 1; rep <= REPS; rep++)); do
 		if [ $((rep % 2)) = 1 ]; then
 			sqlite_run linear "$rep"

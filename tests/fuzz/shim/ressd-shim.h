@@ -242,6 +242,7 @@ size_t strscpy(char *dst, const char *src, size_t size);
 /* ---- crc32c: the kernel's semantics (seed in, no inversion) ---- */
 
 u32 crc32c(u32 crc, const void *address, unsigned int length);
+u32 ressd_crc32c_update(u32 crc, const void *data, unsigned int len);
 
 /* ---- memory ---- */
 
