@@ -248,14 +248,28 @@ run_case() {	# <case>
 
 # perf_run <case>: one dm-ressd run of the case under perf, whole guest
 # (the worker, the mover and interrupts included); where the cycles go,
-# self time by symbol, and the call chains of dm-ressd's symbols.
-perf_run() {
-	local cs=$1 data=$BENCH_TMP/perf.data txt=$BENCH_OUT/perf-$1.txt
-	command -v perf >/dev/null || bench_die "CPU_PERF: no perf in the guest"
+# self time by symbol, and the call chains of dm-ressd's symbols.  Then one
+# dm-linear run of it under perf, and the two side by side: samples per
+# 1000 I/Os by symbol (perf-<case>-diff.txt), the cost dm-ressd adds.
+perf_one() {	# <case> <target> <perf.data> <fio output>; the I/Os done
+	local dev=/dev/mapper/ressd
+	[ "$2" = linear ] && dev=/dev/mapper/lin
 	# shellcheck disable=SC2046	# the workload's words
-	perf record -q -a -g -o "$data" -- fio $(case_fio_args "$cs") --name=perf \
-		--filename=/dev/mapper/ressd --output="$RUN_DIR/perf-fio.out" >"$RUN_DIR/perf.out" 2>&1 ||
-		{ tail -n 20 "$RUN_DIR/perf.out"; bench_die "perf record of $cs failed"; }
+	perf record -q -a -g -o "$3" -- fio $(case_fio_args "$1") --name=perf \
+		--filename=$dev --output="$4" >"$RUN_DIR/perf.out" 2>&1 ||
+		{ tail -n 20 "$RUN_DIR/perf.out"; bench_die "perf record of $1 on $2 failed"; }
+	grep -o 'issued rwts: total=[0-9,]*' "$4" | head -n 1 | cut -d= -f2 |
+		awk -F, '{ print $1 + $2 + $3 + $4 }'
+}
+perf_syms() {	# <perf.data>: "<samples> <symbol>" lines
+	perf report -i "$1" --no-children --sort sym --stdio -g none -n 2>/dev/null |
+		awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { s = $2; $1 = $2 = ""; sub(/^ +/, ""); print s, $0 }'
+}
+perf_run() {
+	local cs=$1 data=$BENCH_TMP/perf.data ldata=$BENCH_TMP/perf-linear.data
+	local txt=$BENCH_OUT/perf-$1.txt n nl
+	command -v perf >/dev/null || bench_die "CPU_PERF: no perf in the guest"
+	n=$(perf_one "$cs" ressd "$data" "$RUN_DIR/perf-fio.out")
 	{
 		echo "# perf record -a -g, one dm-ressd run of $cs: $(grep -o 'IOPS=[^,]*' "$RUN_DIR/perf-fio.out" | head -n 1)"
 		perf report -i "$data" --no-children --sort sym --stdio -g none --percent-limit 0.5 2>/dev/null | grep -v '^$'
@@ -268,7 +282,18 @@ perf_run() {
 	} >"$txt"
 	# as after each random-write run; a read case leaves the index as it was
 	[[ $cs == randwrite_* ]] && rs_msg drain
-	say "perf of $cs: $txt"
+	nl=$(perf_one "$cs" linear "$ldata" "$RUN_DIR/perf-fio-linear.out")
+	{
+		echo "# samples (cpu-clock, both CPUs) per 1000 I/Os by symbol, idle left out: $cs,"
+		echo "# dm-ressd $n I/Os, dm-linear $nl I/Os (one run each under perf record -a -g)"
+		printf '%10s %10s %10s  %s\n' ressd linear added symbol
+		join -t '|' -a 1 -a 2 -e 0 -o 0,1.2,2.2 \
+			<(perf_syms "$data" | awk -v n="$n" '{ c = $1; $1 = ""; sub(/^ /, ""); printf "%s|%.3f\n", $0, c * 1000 / n }' | sort -t '|' -k1,1) \
+			<(perf_syms "$ldata" | awk -v n="$nl" '{ c = $1; $1 = ""; sub(/^ /, ""); printf "%s|%.3f\n", $0, c * 1000 / n }' | sort -t '|' -k1,1) |
+			awk -F '|' '$1 !~ /safe_halt|default_idle/ { printf "%10.2f %10.2f %10.2f  %s\n", $2, $3, $2 - $3, $1 }' |
+			sort -k3,3 -g -r | head -n 60
+	} >"$BENCH_OUT/perf-$cs-diff.txt"
+	say "perf of $cs: $txt, $BENCH_OUT/perf-$cs-diff.txt"
 }
 
 # Fill the log with 4 KiB random writes over the read span, mover paused,
