@@ -69,6 +69,8 @@
 #define RESSD_DROP_STEP		64
 /* Index runs one hold of the index lock walks, at most (unit counts). */
 #define RESSD_SCAN_STEP		64
+/* Slots one hold of the locks unmaps or checks when a round ends. */
+#define RESSD_RELEASE_STEP	256
 
 /* Bios of one step in flight: the step waits for all of them. */
 struct ressd_mover_wait {
@@ -1143,30 +1145,48 @@ static int ressd_round_checkpoint(struct ressd_c *rc, struct ressd_round *r)
 	return ressd_meta_write_checkpoint(rc, r->end_slot, r->end_seq, r->chain_epoch);
 }
 
-/* 5. Unmap, let older log reads finish, hand the slots back (I4). */
+/*
+ * 5. Unmap, let older log reads finish, hand the slots back (I4).  A round
+ * unmaps thousands of slots: a hold of rc->lock with interrupts off for all
+ * of them took about 2 ms under emulation, during which map() waited.  So
+ * the slots go RESSD_RELEASE_STEP at a time, map() running in between.
+ * That is safe: a block unmapped already reads home, where the round wrote
+ * it and flushed it; one not unmapped yet still reads its slot, which stays
+ * as it is until ressd_log_release() has waited for those reads; a write
+ * meanwhile that maps the block elsewhere frees its old slot, which
+ * __ressd_index_remove_slot() then leaves alone; and nothing maps a slot of
+ * the region anew (slots between tail and head are never handed out).
+ */
 static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
 {
-	u32 i;
+	u32 n = r->n_home + r->n_fwd, i = 0, k, step;
+	u64 b;
 
-	spin_lock_irq(&rc->lock);
-	spin_lock(&rc->index.lock);
-	for (i = 0; i < r->n_home; i++)
-		if (!r->mv[i].far)
-			__ressd_index_remove_slot(&rc->index, r->mv[i].slot);
-	for (i = 0; i < r->n_fwd; i++)
-		__ressd_index_remove_slot(&rc->index, r->fwd[i].slot);
-	/* I4: no slot of the region may still hold live data. */
-	for (i = 0; i < r->region; i++) {
-		u64 b;
+	while (i < n) {
+		spin_lock_irq(&rc->lock);
+		spin_lock(&rc->index.lock);
+		for (step = 0; i < n && step < RESSD_RELEASE_STEP; i++, step++) {
+			const struct ressd_move *mv = i < r->n_home ? &r->mv[i] :
+							  &r->fwd[i - r->n_home];
 
-		if (__ressd_index_slot_block(&rc->index,
-					     (r->tail_slot + i) % rc->lg.nr_slots, &b))
-			break;
+			if (!mv->far)
+				__ressd_index_remove_slot(&rc->index, mv->slot);
+		}
+		spin_unlock(&rc->index.lock);
+		spin_unlock_irq(&rc->lock);
+		cond_resched();
 	}
-	spin_unlock(&rc->index.lock);
-	spin_unlock_irq(&rc->lock);
-	if (WARN_ON_ONCE(i < r->region))
-		return -EIO;
+	/* I4: no slot of the region may still hold live data. */
+	for (i = 0; i < r->region; i += RESSD_RELEASE_STEP) {
+		spin_lock_irq(&rc->index.lock);
+		for (k = i; k < min(i + RESSD_RELEASE_STEP, r->region); k++)
+			if (__ressd_index_slot_block(&rc->index,
+						     (r->tail_slot + k) % rc->lg.nr_slots, &b))
+				break;
+		spin_unlock_irq(&rc->index.lock);
+		if (WARN_ON_ONCE(k < min(i + RESSD_RELEASE_STEP, r->region)))
+			return -EIO;
+	}
 	ressd_log_release(rc, r->end_slot, r->end_seq, r->chain_epoch, r->region);
 	return 0;
 }
