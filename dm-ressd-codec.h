@@ -105,7 +105,8 @@ struct ressd_log_geo {
 
 /*
  * crc32c(@crc, @data, @len), the kernel's crc32c() semantics, by the driver
- * the module chose (dm-ressd-csum.c; in user space, tools/lib/crc32c.c).
+ * the module chose (dm-ressd-csum.c; in the fuzzers' shim, tests/fuzz/shim,
+ * tools/lib/crc32c.c).
  */
 u32 ressd_crc32c_update(u32 crc, const void *data, unsigned int len);
 /* crc32c of @len bytes seeded with the volume @nonce (pure). */

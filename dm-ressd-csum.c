@@ -40,7 +40,10 @@ MODULE_SOFTDEP("pre: crc32c");
 
 /* The candidates: the kernel's choice first, then the drivers by name. */
 static const char *const ressd_csum_names[] = {
-	"crc32c", "crc32c-generic", "crc32c-intel",
+	"crc32c", "crc32c-generic",
+#ifdef CONFIG_X86
+	"crc32c-intel",
+#endif
 };
 
 static u32 ressd_csum_tfm_update(struct crypto_shash *tfm, u32 crc,

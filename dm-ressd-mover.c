@@ -1186,6 +1186,7 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
 		spin_unlock_irq(&rc->index.lock);
 		if (WARN_ON_ONCE(k < min(i + RESSD_RELEASE_STEP, r->region)))
 			return -EIO;
+		cond_resched();
 	}
 	ressd_log_release(rc, r->end_slot, r->end_seq, r->chain_epoch, r->region);
 	return 0;

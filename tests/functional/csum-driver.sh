@@ -32,7 +32,9 @@ reload() {
 	rmmod dm_ressd || fail "rmmod dm_ressd"
 	insmod "$KO" "$@"
 }
-trap 'reload >/dev/null 2>&1' EXIT
+# Whatever happened, the module is loaded again with its defaults for the
+# tests after this one.
+trap 'dmsetup remove_all --retry >/dev/null 2>&1; rmmod dm_ressd 2>/dev/null; insmod "$KO"' EXIT
 
 note "the driver the module chose at load"
 reload || fail "insmod"

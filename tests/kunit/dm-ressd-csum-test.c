@@ -92,7 +92,10 @@ static void ressd_csum_test_drivers(struct kunit *test)
 			      ressd_csum_driver());
 }
 
-/* Drivers that are not crc32c: a wrong result, and a state of 8 bytes. */
+/*
+ * Drivers that are not dm-ressd's crc32c: a sum, and a true crc32c whose
+ * state is 8 bytes (its first 4 the crc): only the size check refuses it.
+ */
 static int bad_init(struct shash_desc *desc)
 {
 	memset(shash_desc_ctx(desc), 0xff, crypto_shash_descsize(desc->tfm));
@@ -103,8 +106,16 @@ static int bad_update(struct shash_desc *desc, const u8 *data, unsigned int len)
 {
 	u32 *ctx = shash_desc_ctx(desc);
 
-	while (len--)		/* a sum, not a crc */
+	while (len--)
 		*ctx += *data++;
+	return 0;
+}
+
+static int wide_update(struct shash_desc *desc, const u8 *data, unsigned int len)
+{
+	u32 *ctx = shash_desc_ctx(desc);
+
+	*ctx = ref_crc32c(*ctx, data, len);
 	return 0;
 }
 
@@ -133,7 +144,7 @@ static struct shash_alg bad_algs[] = { {
 	.digestsize = 4,
 	.descsize = 2 * sizeof(u32),
 	.init = bad_init,
-	.update = bad_update,
+	.update = wide_update,
 	.final = bad_final,
 	.base = {
 		.cra_name = "ressd-test-wide",
