@@ -21,26 +21,38 @@
  *
  * It holds one struct ressd_slot per log slot, allocated once at
  * construction, so that its memory is bounded by the reserved area and the
- * I/O path never allocates.  Slot s's node is in the rb-tree (keyed by
+ * I/O path never allocates.  Slot s's node is in an rb-tree (keyed by
  * original block) while slot s heads an extent: a run of consecutive slots
  * s..s+len-1 that hold consecutive original blocks b..b+len-1.  Slots inside
  * an extent but not heading it are "continuation" slots; free slots are in
  * neither state.  The reverse map slot -> block is therefore the array itself.
  *
+ * The origin's blocks are cut into buckets of 2^shift blocks, one rb-tree
+ * each (about one bucket per RESSD_SLOTS_PER_BUCKET slots, spread over the
+ * span given at init; blocks past it fall in the last bucket), and no
+ * extent crosses a bucket boundary: a lookup descends a tree of a few
+ * extents instead of one of all of them.
+ *
  * All __ressd_index_* functions expect idx->lock held and never sleep.
  */
 struct ressd_slot {
-	struct rb_node node;	/* in idx->tree while this slot heads an extent */
+	struct rb_node node;	/* in its bucket's tree while it heads an extent */
 	u64 info;		/* block:48 | len:14 | state:2, see rbtree.c */
 };
 
+/* Slots per bucket of the index, about (a root of 8 bytes each). */
+#define RESSD_SLOTS_PER_BUCKET	4
+
 struct ressd_index {
 	spinlock_t lock;	/* protects everything below */
-	struct rb_root tree;	/* extent heads keyed by original block */
+	struct rb_root *roots;	/* nr_buckets trees of extent heads, by block */
+	unsigned long *busy;	/* a bit per bucket whose tree is not empty */
+	u32 nr_buckets;
+	u32 shift;		/* bucket of a block: block >> shift, at most the last */
 	struct ressd_slot *slots;	/* nr_slots nodes */
 	u32 nr_slots;
 	u64 mapped;		/* mapped original blocks */
-	u64 extents;		/* extents in the tree */
+	u64 extents;		/* extents in the trees */
 };
 
 /* Result of a lookup: a run of blocks that is either mapped or not. */
@@ -51,10 +63,12 @@ struct ressd_map {
 };
 
 /*
- * Allocate the slot array for @nr_slots slots (may sleep): 0, -ENOMEM, or
- * -EINVAL for 0 or more than RESSD_MAX_SLOTS slots.
+ * Allocate the slot array for @nr_slots slots and the buckets for an origin
+ * of @span_blocks blocks (0: one bucket) (may sleep): 0, -ENOMEM, or
+ * -EINVAL for 0 or more than RESSD_MAX_SLOTS slots.  Any block up to
+ * RESSD_INDEX_MAX_BLOCK may be mapped whatever the span.
  */
-int ressd_index_init(struct ressd_index *idx, u32 nr_slots);
+int ressd_index_init(struct ressd_index *idx, u32 nr_slots, u64 span_blocks);
 void ressd_index_exit(struct ressd_index *idx);
 void ressd_index_reset(struct ressd_index *idx);
 /* Bytes of memory the index holds (reported in status). */

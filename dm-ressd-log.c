@@ -1365,7 +1365,7 @@ u32 __ressd_log_nr_held(struct ressd_c *rc)
 
 u8 __ressd_log_read_get(struct ressd_c *rc)
 {
-	lockdep_assert_held(&rc->lock);
+	lockdep_assert_held(&rc->index.lock);
 	return ressd_phase_get(&rc->log.readers);
 }
 
@@ -1416,12 +1416,13 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 
 	/*
 	 * The caller has unmapped every slot of the region: a read that
-	 * found one took its reference before, on the current phase.  Later
-	 * reads take the other phase; wait for the old one to drain.
+	 * found one took its reference in the same hold of the index lock
+	 * as its lookup, so before, on the current phase.  Later reads take
+	 * the other phase; wait for the old one to drain.
 	 */
-	spin_lock_irq(&rc->lock);
+	spin_lock_irq(&rc->index.lock);
 	old = ressd_phase_flip(&rc->log.readers);
-	spin_unlock_irq(&rc->lock);
+	spin_unlock_irq(&rc->index.lock);
 	wait_event(rc->wait, ressd_phase_idle(&rc->log.readers, old));
 
 	spin_lock_irq(&rc->lock);

@@ -14,8 +14,8 @@
  * Extents
  * -------
  * An extent is a run of slots s..s+len-1 holding the consecutive original
- * blocks b..b+len-1.  Slot s is its HEAD: its rb_node is in idx->tree,
- * keyed by b.  The other slots of the run are CONT slots; their nodes are
+ * blocks b..b+len-1.  Slot s is its HEAD: its rb_node is in the tree of
+ * b's bucket, keyed by b.  The other slots of the run are CONT slots; their nodes are
  * unused.  Slots that hold no live data are FREE.  Each slot's info word
  * packs
  *
@@ -28,17 +28,33 @@
  * search for its block.  Because every slot owns its node, splitting an
  * extent only promotes the first slot of the right-hand piece to HEAD.
  *
+ * Buckets
+ * -------
+ * One rb-tree of all extents costs a read with a full log a descent of
+ * some 15-20 nodes scattered over the slot array (a cache miss each on a
+ * large log).  The origin is therefore cut into buckets of 2^shift blocks
+ * (block >> shift; the blocks past the span given at init all fall in the
+ * last bucket), each with its own tree, about one bucket per
+ * RESSD_SLOTS_PER_BUCKET slots: with writes spread over the origin, a
+ * lookup descends a tree of a few extents.  A bitmap marks the buckets
+ * whose tree is not empty, so that a walk in block order steps from one
+ * to the next.  Memory: a root (8 bytes) and a bit per bucket.
+ *
  * Invariants (all under idx->lock)
  * --------------------------------
- * - Extents never overlap in blocks, so the tree is an interval tree with
+ * - Extents never overlap in blocks, so each tree is an interval tree with
  *   disjoint intervals and a plain descent finds the extent of a block.
+ * - Every block of an extent is in the bucket of its head: extents never
+ *   cross a bucket boundary.  A bucket's bit in idx->busy is set exactly
+ *   when its tree is not empty.
  * - Every slot of an extent is inside the array: extents never wrap.
  * - 1 <= len <= RESSD_EXTENT_MAX_LEN.
  * - Every new mapping is merged with the extents that continue it in both
- *   blocks and slots, unless the result would exceed RESSD_EXTENT_MAX_LEN.
- *   Two extents that continue each other therefore exist only where such
- *   a merge was refused (a later trim does not merge them again).  Lookups
- *   follow them, so a run is never cut at an extent boundary.
+ *   blocks and slots, unless the result would exceed RESSD_EXTENT_MAX_LEN
+ *   or cross a bucket boundary.  Two extents that continue each other
+ *   therefore exist only where such a merge was refused (a later trim does
+ *   not merge them again).  Lookups follow them, so a run is never cut at
+ *   an extent boundary.
  * - idx->mapped counts live slots (mapped blocks), idx->extents the HEADs.
  *
  * Crash semantics: none.  The index lives only in memory and is rebuilt
@@ -51,6 +67,7 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/bitmap.h>
 #include <linux/build_bug.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
@@ -68,7 +85,7 @@
 
 enum ressd_slot_state {
 	RESSD_SLOT_FREE = 0,	/* zero: kvcalloc() hands out free slots */
-	RESSD_SLOT_HEAD = 1,	/* heads an extent, node in idx->tree */
+	RESSD_SLOT_HEAD = 1,	/* heads an extent, node in its bucket's tree */
 	RESSD_SLOT_CONT = 2,	/* inside an extent, not its first slot */
 };
 
@@ -114,16 +131,65 @@ static inline struct ressd_slot *ressd_node_slot(struct rb_node *n)
 	return n ? rb_entry(n, struct ressd_slot, node) : NULL;
 }
 
+static inline u32 ressd_bucket(const struct ressd_index *idx, u64 block)
+{
+	return (u32)min_t(u64, block >> idx->shift, idx->nr_buckets - 1);
+}
+
+static inline struct rb_root *ressd_root(struct ressd_index *idx, u64 block)
+{
+	return &idx->roots[ressd_bucket(idx, block)];
+}
+
+/*
+ * The first extent of the first bucket from @b on that has one, or NULL;
+ * also NULL when that extent starts at or after block @end, where the
+ * caller stops: the bitmap is searched up to @end's bucket only, so that a
+ * walk costs no more than the blocks it covers.
+ */
+static struct ressd_slot *__ressd_index_first_from(struct ressd_index *idx,
+						   u32 b, u64 end)
+{
+	u32 last = ressd_bucket(idx, end - 1) + 1;
+	struct ressd_slot *h;
+
+	b = (u32)find_next_bit(idx->busy, last, b);
+	if (b >= last)
+		return NULL;
+	h = ressd_node_slot(rb_first(&idx->roots[b]));
+	/* A busy bit is set exactly while the bucket's tree is not empty. */
+	if (WARN_ON_ONCE(!h) || ressd_slot_block(h) >= end)
+		return NULL;
+	return h;
+}
+
+/*
+ * The extent after the one headed by @h in block order, or NULL when there
+ * is none before block @end.
+ */
+static struct ressd_slot *__ressd_index_next(struct ressd_index *idx,
+					     struct ressd_slot *h, u64 end)
+{
+	struct rb_node *n = rb_next(&h->node);
+
+	if (n)
+		return ressd_node_slot(n);
+	return __ressd_index_first_from(idx,
+					ressd_bucket(idx, ressd_slot_block(h)) + 1,
+					end);
+}
+
 /*
  * Return the HEAD of the extent that holds @block, or NULL.  When @block
  * is unmapped and @next is given, *@next is set to the first extent after
- * @block (NULL if there is none).
+ * @block, or to NULL if there is none that starts before block @end
+ * (which is past @block).
  */
 static struct ressd_slot *__ressd_index_find(struct ressd_index *idx,
 					     u64 block,
-					     struct ressd_slot **next)
+					     struct ressd_slot **next, u64 end)
 {
-	struct rb_node *n = idx->tree.rb_node;
+	struct rb_node *n = ressd_root(idx, block)->rb_node;
 	struct ressd_slot *after = NULL;
 
 	lockdep_assert_held(&idx->lock);
@@ -141,16 +207,19 @@ static struct ressd_slot *__ressd_index_find(struct ressd_index *idx,
 			return h;
 		n = n->rb_right;
 	}
+	/* No extent crosses a bucket boundary: the next may be in a later one. */
 	if (next)
-		*next = after;
+		*next = after ? after :
+			__ressd_index_first_from(idx, ressd_bucket(idx, block) + 1, end);
 	return NULL;
 }
 
-/* Add the HEAD @h, whose block is not in any extent, to the tree. */
+/* Add the HEAD @h, whose block is not in any extent, to its bucket's tree. */
 static void __ressd_index_link(struct ressd_index *idx, struct ressd_slot *h)
 {
-	struct rb_node **p = &idx->tree.rb_node, *parent = NULL;
 	u64 block = ressd_slot_block(h);
+	u32 b = ressd_bucket(idx, block);
+	struct rb_node **p = &idx->roots[b].rb_node, *parent = NULL;
 
 	lockdep_assert_held(&idx->lock);
 
@@ -162,7 +231,18 @@ static void __ressd_index_link(struct ressd_index *idx, struct ressd_slot *h)
 			p = &parent->rb_right;
 	}
 	rb_link_node(&h->node, parent, p);
-	rb_insert_color(&h->node, &idx->tree);
+	rb_insert_color(&h->node, &idx->roots[b]);
+	__set_bit(b, idx->busy);
+}
+
+/* Take the HEAD @h out of its bucket's tree. */
+static void __ressd_index_erase(struct ressd_index *idx, struct ressd_slot *h)
+{
+	u32 b = ressd_bucket(idx, ressd_slot_block(h));
+
+	rb_erase(&h->node, &idx->roots[b]);
+	if (RB_EMPTY_ROOT(&idx->roots[b]))
+		__clear_bit(b, idx->busy);
 }
 
 /*
@@ -185,7 +265,7 @@ static u64 __ressd_index_unmap(struct ressd_index *idx, struct ressd_slot *h,
 
 	if (!left && !right) {
 		/* The whole extent goes. */
-		rb_erase(&h->node, &idx->tree);
+		__ressd_index_erase(idx, h);
 		idx->extents--;
 	} else if (!left) {
 		/*
@@ -194,7 +274,7 @@ static u64 __ressd_index_unmap(struct ressd_index *idx, struct ressd_slot *h,
 		 */
 		ressd_slot_set(rh, ressd_slot_block(rh), right,
 			       RESSD_SLOT_HEAD);
-		rb_replace_node(&h->node, &rh->node, &idx->tree);
+		rb_replace_node(&h->node, &rh->node, ressd_root(idx, first));
 	} else if (!right) {
 		/* Trim the back. */
 		ressd_slot_set_len(h, left);
@@ -216,7 +296,8 @@ static u64 __ressd_index_unmap(struct ressd_index *idx, struct ressd_slot *h,
 /*
  * Map @block to slot @s: @block is unmapped and @s is free.  Merge with the
  * extent that ends in (block - 1, slot - 1) and with the one that starts at
- * (block + 1, slot + 1), as long as the result fits RESSD_EXTENT_MAX_LEN.
+ * (block + 1, slot + 1), as long as the result fits RESSD_EXTENT_MAX_LEN
+ * and one bucket.
  * Both neighbours are found through the slot array: if slot - 1 holds
  * block - 1, its extent must end there, because slot s is free.
  */
@@ -231,12 +312,13 @@ static void __ressd_index_map(struct ressd_index *idx, struct ressd_slot *s,
 
 	ressd_slot_set(s, block, 1, RESSD_SLOT_HEAD);
 	if (slot > 0 && block > 0 &&
+	    ressd_bucket(idx, block - 1) == ressd_bucket(idx, block) &&
 	    ressd_slot_state(s - 1) != RESSD_SLOT_FREE &&
 	    ressd_slot_block(s - 1) == block - 1) {
 		if (ressd_slot_state(s - 1) == RESSD_SLOT_HEAD)
 			l = s - 1;
 		else
-			l = __ressd_index_find(idx, block - 1, NULL);
+			l = __ressd_index_find(idx, block - 1, NULL, 0);
 		if (WARN_ON_ONCE(!l) ||
 		    ressd_slot_len(l) >= RESSD_EXTENT_MAX_LEN)
 			l = NULL;
@@ -248,6 +330,7 @@ static void __ressd_index_map(struct ressd_index *idx, struct ressd_slot *s,
 	}
 
 	if (slot + 1 < idx->nr_slots &&
+	    ressd_bucket(idx, block + 1) == ressd_bucket(idx, block) &&
 	    ressd_slot_state(s + 1) == RESSD_SLOT_HEAD &&
 	    ressd_slot_block(s + 1) == block + 1 &&
 	    len + ressd_slot_len(s + 1) <= RESSD_EXTENT_MAX_LEN)
@@ -257,11 +340,11 @@ static void __ressd_index_map(struct ressd_index *idx, struct ressd_slot *s,
 		len += ressd_slot_len(r);
 		if (l) {
 			/* Left and right become one extent. */
-			rb_erase(&r->node, &idx->tree);
+			__ressd_index_erase(idx, r);
 			idx->extents--;
 		} else {
 			/* @s takes over the right extent's tree position. */
-			rb_replace_node(&r->node, &s->node, &idx->tree);
+			rb_replace_node(&r->node, &s->node, ressd_root(idx, block));
 		}
 		ressd_slot_set(r, block + 1, 0, RESSD_SLOT_CONT);
 	}
@@ -274,8 +357,11 @@ static void __ressd_index_map(struct ressd_index *idx, struct ressd_slot *s,
 	idx->mapped++;
 }
 
-int ressd_index_init(struct ressd_index *idx, u32 nr_slots)
+int ressd_index_init(struct ressd_index *idx, u32 nr_slots, u64 span_blocks)
 {
+	u64 want = max_t(u64, nr_slots / RESSD_SLOTS_PER_BUCKET, 1);
+	u32 shift = 0;
+
 	/* The packing above and the 32 bytes per slot the design promises. */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
 		     sizeof(struct ressd_slot) != 32);
@@ -284,7 +370,10 @@ int ressd_index_init(struct ressd_index *idx, u32 nr_slots)
 	BUILD_BUG_ON(RESSD_MAX_SLOTS >= RESSD_NO_SLOT);
 
 	spin_lock_init(&idx->lock);
-	idx->tree = RB_ROOT;
+	idx->roots = NULL;
+	idx->busy = NULL;
+	idx->nr_buckets = 0;
+	idx->shift = 0;
 	idx->slots = NULL;
 	idx->nr_slots = 0;
 	idx->mapped = 0;
@@ -294,13 +383,34 @@ int ressd_index_init(struct ressd_index *idx, u32 nr_slots)
 		return -EINVAL;
 
 	/*
-	 * Zeroed memory is all FREE slots.  No warning: a huge log is a
-	 * table error reported by the caller, not a kernel bug.
+	 * The smallest power-of-two bucket that covers the span in at most
+	 * about @want buckets; without a span, one bucket for every block.
+	 */
+	if (span_blocks) {
+		while ((span_blocks >> shift) > want)
+			shift++;
+		idx->nr_buckets = (u32)((span_blocks >> shift) +
+					!!(span_blocks & ((1ULL << shift) - 1)));
+	} else {
+		shift = 63;
+		idx->nr_buckets = 1;
+	}
+	idx->shift = shift;
+
+	/*
+	 * Zeroed memory is all FREE slots and empty trees.  No warning: a
+	 * huge log is a table error reported by the caller, not a kernel bug.
 	 */
 	idx->slots = kvcalloc(nr_slots, sizeof(*idx->slots),
 			      GFP_KERNEL | __GFP_NOWARN);
-	if (!idx->slots)
+	idx->roots = kvcalloc(idx->nr_buckets, sizeof(*idx->roots),
+			      GFP_KERNEL | __GFP_NOWARN);
+	idx->busy = kvcalloc(BITS_TO_LONGS(idx->nr_buckets), sizeof(long),
+			     GFP_KERNEL | __GFP_NOWARN);
+	if (!idx->slots || !idx->roots || !idx->busy) {
+		ressd_index_exit(idx);
 		return -ENOMEM;
+	}
 	idx->nr_slots = nr_slots;
 	return 0;
 }
@@ -309,9 +419,13 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_index_init);
 void ressd_index_exit(struct ressd_index *idx)
 {
 	kvfree(idx->slots);
+	kvfree(idx->roots);
+	kvfree(idx->busy);
 	idx->slots = NULL;
+	idx->roots = NULL;
+	idx->busy = NULL;
 	idx->nr_slots = 0;
-	idx->tree = RB_ROOT;
+	idx->nr_buckets = 0;
 	idx->mapped = 0;
 	idx->extents = 0;
 }
@@ -332,7 +446,8 @@ void ressd_index_reset(struct ressd_index *idx)
 		       min(step, idx->nr_slots - i) * sizeof(*idx->slots));
 		cond_resched();
 	}
-	idx->tree = RB_ROOT;
+	memset(idx->roots, 0, idx->nr_buckets * sizeof(*idx->roots));
+	bitmap_zero(idx->busy, idx->nr_buckets);
 	idx->mapped = 0;
 	idx->extents = 0;
 }
@@ -340,7 +455,9 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_index_reset);
 
 size_t ressd_index_bytes(const struct ressd_index *idx)
 {
-	return sizeof(*idx) + (size_t)idx->nr_slots * sizeof(*idx->slots);
+	return sizeof(*idx) + (size_t)idx->nr_slots * sizeof(*idx->slots) +
+	       (size_t)idx->nr_buckets * sizeof(*idx->roots) +
+	       BITS_TO_LONGS(idx->nr_buckets) * sizeof(long);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_index_bytes);
 
@@ -359,13 +476,15 @@ void __ressd_index_lookup(struct ressd_index *idx, u64 block, u32 max,
 	m->len = max;
 
 	/* Fast path for reads while nothing is logged. */
-	if (RB_EMPTY_ROOT(&idx->tree))
+	if (!idx->extents)
 		return;
 	/* Nothing can be mapped there: report an unmapped run. */
 	if (WARN_ON_ONCE(block > RESSD_INDEX_MAX_BLOCK))
 		return;
 
-	h = __ressd_index_find(idx, block, &next);
+	/* A one-block lookup (a 4 KiB read) needs no next extent. */
+	next = NULL;
+	h = __ressd_index_find(idx, block, max > 1 ? &next : NULL, block + max);
 	if (!h) {
 		/* Unmapped up to the next extent, if there is one. */
 		if (next)
@@ -383,7 +502,7 @@ void __ressd_index_lookup(struct ressd_index *idx, u64 block, u32 max,
 	 * they exist only where a merge was refused by the length cap.
 	 */
 	while (run < max) {
-		next = ressd_node_slot(rb_next(&h->node));
+		next = __ressd_index_next(idx, h, block + max);
 		if (!next || ressd_slot_block(next) != block + run ||
 		    ressd_slot_nr(idx, next) != m->slot + run)
 			break;
@@ -409,7 +528,7 @@ u32 __ressd_index_insert(struct ressd_index *idx, u64 block, u32 slot)
 	if (WARN_ON_ONCE(ressd_slot_state(s) != RESSD_SLOT_FREE))
 		return RESSD_NO_SLOT;
 
-	h = __ressd_index_find(idx, block, NULL);
+	h = __ressd_index_find(idx, block, NULL, 0);
 	if (h) {
 		old = ressd_slot_nr(idx, h) +
 		      (u32)(block - ressd_slot_block(h));
@@ -427,14 +546,14 @@ u64 __ressd_index_remove_range(struct ressd_index *idx, u64 block, u64 nr)
 
 	lockdep_assert_held(&idx->lock);
 
-	if (!nr || RB_EMPTY_ROOT(&idx->tree))
+	if (!nr || !idx->extents)
 		return 0;
 	if (WARN_ON_ONCE(block > RESSD_INDEX_MAX_BLOCK))
 		return 0;
 	/* Clamp the end: nothing is mapped above RESSD_INDEX_MAX_BLOCK. */
 	end = block + min_t(u64, nr, RESSD_INDEX_MAX_BLOCK + 1 - block);
 
-	h = __ressd_index_find(idx, block, &next);
+	h = __ressd_index_find(idx, block, &next, end);
 	if (!h)
 		h = next;
 	while (h && ressd_slot_block(h) < end) {
@@ -446,7 +565,7 @@ u64 __ressd_index_remove_range(struct ressd_index *idx, u64 block, u64 nr)
 		 * @h.  A split only happens when the range ends inside @h,
 		 * and then the loop stops at the successor anyway.
 		 */
-		next = ressd_node_slot(rb_next(&h->node));
+		next = __ressd_index_next(idx, h, end);
 		done += __ressd_index_unmap(idx, h, max(first, block),
 					    min(last, end));
 		h = next;
@@ -487,7 +606,7 @@ bool __ressd_index_remove_slot(struct ressd_index *idx, u32 slot)
 		break;
 	case RESSD_SLOT_CONT:
 		/* Live slots keep their block: search for its extent. */
-		h = __ressd_index_find(idx, ressd_slot_block(s), NULL);
+		h = __ressd_index_find(idx, ressd_slot_block(s), NULL, 0);
 		break;
 	default:
 		return false;

@@ -28,8 +28,8 @@
  *
  * Locking: rc->lock (a spinlock, taken with interrupts off because bio
  * completion takes it) protects the tunables, the mode and the log writer's
- * state; the index has its own lock, nested inside; statistics are atomic64
- * counters.
+ * state; the index has its own lock, nested inside, or taken alone (reads
+ * take only it); statistics are atomic64 counters.
  */
 #include <linux/module.h>
 #include <linux/init.h>
@@ -686,18 +686,25 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
  * A read of a target with logged blocks: the run at the start of the bio
  * decides (home or log).  Blocks of records not yet written are not in the
  * index: such a read returns the data before the write, which a write that
- * has not completed allows.  (rc->lock held)
+ * has not completed allows.  The index lock alone orders a read with the
+ * writes and moves it races (rc->lock is not taken): a write's blocks are
+ * in the index before it completes, a moved block leaves it only once its
+ * home copy is written, and a log read takes its readers' reference in the
+ * hold that found the slot (ressd_log_release()).
  */
-static enum ressd_map_op __ressd_map_read(struct ressd_c *rc, struct ressd_io *io,
-					  u64 block, u32 nr, struct ressd_map *m)
+static enum ressd_map_op ressd_map_read_index(struct ressd_c *rc, struct ressd_io *io,
+					      u64 block, u32 nr, struct ressd_map *m)
 {
-	spin_lock(&rc->index.lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->index.lock, flags);
 	__ressd_index_lookup(&rc->index, block, nr, m);
-	spin_unlock(&rc->index.lock);
+	if (m->mapped)
+		io->phase = __ressd_log_read_get(rc);
+	spin_unlock_irqrestore(&rc->index.lock, flags);
 	if (!m->mapped)
 		return RESSD_MAP_HOME;
 	io->kind = RESSD_IO_LOG_READ;
-	io->phase = __ressd_log_read_get(rc);
 	return RESSD_MAP_LOG_READ;
 }
 
@@ -715,7 +722,7 @@ static void ressd_cut_read(struct ressd_c *rc, struct bio *bio, sector_t off,
 
 /*
  * Reads: home when nothing is logged (even in mode fail: home is intact),
- * else as __ressd_map_read() decides.
+ * else as ressd_map_read_index() decides.
  */
 static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 			  struct ressd_io *io)
@@ -726,15 +733,12 @@ static int ressd_map_read(struct ressd_c *rc, struct bio *bio,
 			      RESSD_SECTORS_PER_BLOCK);
 	struct ressd_map m = { .len = nr };
 	enum ressd_map_op op = RESSD_MAP_HOME;
-	unsigned long flags;
 
 	if (READ_ONCE(rc->index.mapped)) {
-		spin_lock_irqsave(&rc->lock, flags);
-		if (rc->mode == RESSD_MODE_FAIL)
+		if (READ_ONCE(rc->mode) == RESSD_MODE_FAIL)
 			op = RESSD_MAP_KILL;
 		else
-			op = __ressd_map_read(rc, io, block, nr, &m);
-		spin_unlock_irqrestore(&rc->lock, flags);
+			op = ressd_map_read_index(rc, io, block, nr, &m);
 	}
 
 	switch (op) {
@@ -1453,7 +1457,9 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	r = ressd_index_init(&rc->index, ressd_nr_slots(g->log_sectors));
+	/* Buckets over the target's blocks (a partial last block counts). */
+	r = ressd_index_init(&rc->index, ressd_nr_slots(g->log_sectors),
+			     ressd_block_of(ti->len + RESSD_SECTORS_PER_BLOCK - 1));
 	if (r) {
 		ti->error = "Cannot allocate the index";
 		goto bad;

@@ -196,7 +196,7 @@ static inline bool ressd_phase_idle(struct ressd_phase *p, u8 phase)
 
 /*
  * The log writer's state (dm-ressd-log.c).  Only dm-ressd-log.c writes it,
- * under rc->lock; the other files read it through the functions of its
+ * under rc->lock (the readers' phase: under rc->index.lock); the other files read it through the functions of its
  * section, and recovery and the mover move it through ressd_log_start() and
  * ressd_log_release().
  */
@@ -233,7 +233,8 @@ struct ressd_log {
 	struct list_head pending;	/* struct ressd_inval: home writes over */
 					/*   logged blocks, not yet recorded */
 	u32 nr_held;			/*   of which complete, waiting for room */
-	struct ressd_phase readers;	/* reads of log slots in flight */
+	struct ressd_phase readers;	/* reads of log slots in flight (cur: */
+					/*   under rc->index.lock) */
 	wait_queue_head_t mover_wait;	/* the mover sleeps here (used >= wake_used) */
 };
 
@@ -260,7 +261,7 @@ struct ressd_mover {
  * need no lock; the others name theirs.  Each subsystem's state is its own
  * struct, written only by its file; the fields of struct ressd_c itself are
  * dm-ressd.c's, and mode, suspending and recovered are read by all under
- * rc->lock.
+ * rc->lock (mode also with READ_ONCE without it: reads, flushes, drain).
  */
 struct ressd_c {
 	struct dm_target *ti;
@@ -277,7 +278,7 @@ struct ressd_c {
 	bool suspending;		/* between presuspend and resume */
 	bool recovered;			/* replay done (first preresume) */
 
-	struct ressd_index index;	/* its own lock, nested in rc->lock */
+	struct ressd_index index;	/* its own lock, nested in rc->lock or alone */
 	struct ressd_log log;
 	struct ressd_meta meta;
 	struct ressd_mover mover;
@@ -532,10 +533,12 @@ void ressd_log_work(struct ressd_c *rc);
 int ressd_log_sync(struct ressd_c *rc);
 
 /*
- * Reads of log slots: take a reference on the readers' phase when the
- * index sends a read to the log (rc->lock held), drop it at completion (any
- * context).  ressd_log_release() waits for the readers that began before
- * it before it hands slots back.
+ * Reads of log slots: take a reference on the readers' phase in the same
+ * hold of the index lock as the lookup that sends a read to the log (the
+ * index lock alone: reads never take rc->lock), drop it at completion (any
+ * context).  ressd_log_release() flips the phase under the index lock too,
+ * after the slots it hands back were unmapped, and waits for the readers
+ * that began before.
  */
 u8 __ressd_log_read_get(struct ressd_c *rc);
 void ressd_log_read_put(struct ressd_c *rc, u8 phase);

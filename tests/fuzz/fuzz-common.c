@@ -479,7 +479,8 @@ static void fz_run_replay(const struct fz_image *im, const struct ressd_log_geo 
 	int r;
 
 	memset(run, 0, sizeof(*run));
-	r = ressd_index_init(&run->idx, lg->nr_slots);
+	/* Buckets of a few blocks: replay's extents are cut at their ends. */
+	r = ressd_index_init(&run->idx, lg->nr_slots, 256);
 	fz_assert(r == 0, "ressd_index_init(%u) = %d", lg->nr_slots, r);
 	run->reader.im = im;
 	run->reader.fail_at = im->fail_read;
@@ -514,7 +515,7 @@ static void fz_check_index(struct fz_run *run, u32 n)
 	struct ressd_index *idx = &run->idx;
 	struct ressd_replay *rp = &run->rp;
 	u64 blocks[FZ_MAX_SLOTS], prev = 0;
-	u32 live = 0, s, heads = 0;
+	u32 live = 0, s, heads = 0, k;
 	struct rb_node *node;
 	struct ressd_map rm;
 
@@ -555,20 +556,28 @@ static void fz_check_index(struct fz_run *run, u32 n)
 		fz_assert(blocks[s] != blocks[s - 1], "block %llu held by two slots", blocks[s]);
 	fz_assert(idx->mapped == live, "index says %llu mapped, %u distinct blocks in its slots",
 		  idx->mapped, live);
-	for (node = rb_first(&idx->tree); node; node = rb_next(node)) {
-		struct ressd_slot *h = rb_entry(node, struct ressd_slot, node);
-		u32 hs;
-		u64 b;
+	for (k = 0; k < idx->nr_buckets; k++) {
+		fz_assert(test_bit(k, idx->busy) == !RB_EMPTY_ROOT(&idx->roots[k]),
+			  "bucket %u: busy bit and tree disagree", k);
+		for (node = rb_first(&idx->roots[k]); node; node = rb_next(node)) {
+			struct ressd_slot *h = rb_entry(node, struct ressd_slot, node);
+			u32 hs;
+			u64 b;
 
-		fz_assert(h >= idx->slots && h < idx->slots + n, "tree node outside the slot array");
-		hs = (u32)(h - idx->slots);
-		fz_assert(__ressd_index_slot_block(idx, hs, &b), "free slot %u in the tree", hs);
-		fz_assert(!heads || b > prev, "extent heads out of order: %llu after %llu", b, prev);
-		__ressd_index_lookup(idx, b, 1, &rm);
-		fz_assert(rm.mapped && rm.slot == hs, "extent head %u (block %llu) looks up to slot %u",
-			  hs, b, rm.slot);
-		prev = b;
-		heads++;
+			fz_assert(h >= idx->slots && h < idx->slots + n,
+				  "tree node outside the slot array");
+			hs = (u32)(h - idx->slots);
+			fz_assert(__ressd_index_slot_block(idx, hs, &b), "free slot %u in the tree", hs);
+			fz_assert(!heads || b > prev, "extent heads out of order: %llu after %llu",
+				  b, prev);
+			fz_assert(min_t(u64, b >> idx->shift, idx->nr_buckets - 1) == k,
+				  "extent head %u (block %llu) in bucket %u's tree", hs, b, k);
+			__ressd_index_lookup(idx, b, 1, &rm);
+			fz_assert(rm.mapped && rm.slot == hs,
+				  "extent head %u (block %llu) looks up to slot %u", hs, b, rm.slot);
+			prev = b;
+			heads++;
+		}
 	}
 	fz_assert(heads == idx->extents, "%u extents in the tree, index says %llu",
 		  heads, idx->extents);

@@ -8,7 +8,11 @@
  * le16 b, le32 c).  The log has 1 + v % 512 slots, or with bit 15 of v set
  * 16384 + (v & 0x7fff) % 4096: enough for an extent to reach its length cap
  * (2^14 - 1) through the "fill" operation.  Blocks are base + a (mod 2^48),
- * so that they collide.  Every
+ * so that they collide.  The top byte k of the base word chooses the
+ * index's buckets: 0, one bucket; else the span is 1 + (k * 521) % 2^17
+ * blocks (buckets of 1 to 1024 blocks) and, for an even k, the base is
+ * taken mod 2^16 (blocks across many buckets and past the span), for an odd
+ * one kept (blocks up to 2^48 - 1, all in the last bucket).  Every
  * call respects the index's contract (a free slot for insert, blocks below
  * 2^48), so any kernel warning it reaches is a bug.
  *
@@ -18,8 +22,10 @@
  *  - lookup returns the longest run from the block, up to max, that is
  *    either unmapped or mapped to consecutive slots, across extent
  *    boundaries ("a run is never cut at an extent boundary");
- *  - at the end: mapped == live slots, the tree in block order with
- *    exactly idx->extents heads, every head a live slot.
+ *  - at the end: mapped == live slots, the trees bucket by bucket in block
+ *    order with exactly idx->extents heads, every head a live slot in its
+ *    bucket's tree, no extent across a bucket boundary, a bucket's busy
+ *    bit set exactly when its tree is not empty.
  */
 #include "fuzz-common.h"
 
@@ -114,11 +120,17 @@ static void fx_insert(struct fx_model *m, struct ressd_index *idx, u64 b, u32 s)
 	fx_map(m, b, s);
 }
 
+static u32 fx_bucket(const struct ressd_index *idx, u64 b)
+{
+	return (u32)min_t(u64, b >> idx->shift, idx->nr_buckets - 1);
+}
+
 static void fx_check_all(struct fx_model *m, struct ressd_index *idx)
 {
 	struct rb_node *node;
 	u64 heads = 0, prev = 0, live = 0;
-	u32 s;
+	u32 s, k;
+	bool *head = calloc(m->nr_slots, sizeof(*head));
 
 	fz_assert(idx->mapped == m->live, "index says %llu mapped, model %llu", idx->mapped, m->live);
 	for (s = 0; s < m->nr_slots; s++) {
@@ -130,19 +142,46 @@ static void fx_check_all(struct fx_model *m, struct ressd_index *idx)
 		live += l;
 	}
 	fz_assert(live == idx->mapped, "%llu live slots, %llu mapped", live, idx->mapped);
-	for (node = rb_first(&idx->tree); node; node = rb_next(node)) {
-		struct ressd_slot *h = rb_entry(node, struct ressd_slot, node);
-		u64 b;
+	if (!head)
+		abort();
+	for (k = 0; k < idx->nr_buckets; k++) {
+		fz_assert(test_bit(k, idx->busy) == !RB_EMPTY_ROOT(&idx->roots[k]),
+			  "bucket %u: busy bit %d, tree empty %d", k, test_bit(k, idx->busy),
+			  RB_EMPTY_ROOT(&idx->roots[k]));
+		for (node = rb_first(&idx->roots[k]); node; node = rb_next(node)) {
+			struct ressd_slot *h = rb_entry(node, struct ressd_slot, node);
+			u32 hs = (u32)(h - idx->slots);
+			u64 b;
 
-		fz_assert(h >= idx->slots && h < idx->slots + m->nr_slots, "tree node outside");
-		fz_assert(__ressd_index_slot_block(idx, (u32)(h - idx->slots), &b),
-			  "free slot in the tree");
-		fz_assert(!heads || b > prev, "heads out of order: %llu after %llu", b, prev);
-		prev = b;
-		heads++;
+			fz_assert(h >= idx->slots && h < idx->slots + m->nr_slots,
+				  "tree node outside");
+			fz_assert(__ressd_index_slot_block(idx, hs, &b), "free slot in the tree");
+			fz_assert(!heads || b > prev, "heads out of order: %llu after %llu",
+				  b, prev);
+			fz_assert(fx_bucket(idx, b) == k, "head %llu in bucket %u's tree", b, k);
+			head[hs] = true;
+			prev = b;
+			heads++;
+		}
 	}
 	fz_assert(heads == idx->extents, "%llu heads in the tree, index says %llu extents",
 		  heads, idx->extents);
+	/*
+	 * Extents stay in their bucket: a live slot that is not a head holds
+	 * the block after its slot's predecessor's, in the same bucket (so a
+	 * slot whose predecessor holds the block before, in another bucket,
+	 * heads an extent).
+	 */
+	for (s = 0; s < m->nr_slots; s++) {
+		u64 b = m->block[s];
+		bool follows = s && b != FX_FREE && b && m->block[s - 1] == b - 1;
+
+		if (b == FX_FREE)
+			continue;
+		fz_assert(head[s] || (follows && fx_bucket(idx, b - 1) == fx_bucket(idx, b)),
+			  "slot %u (block %llu) neither heads an extent nor continues one", s, b);
+	}
+	free(head);
 	fz_assert(idx->extents <= idx->mapped, "more extents than blocks");
 }
 
@@ -153,7 +192,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	static struct ressd_index idx;
 	struct fx_model m;
 	size_t pos = 10;
-	u64 base;
+	u64 base, span;
 	u32 i;
 	int r;
 
@@ -165,6 +204,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	m.nr_slots = (m.nr_slots & 0x8000) ? 16384 + (m.nr_slots & 0x7fff) % 4096 :
 					     1 + m.nr_slots % 512;
 	base = fz_get64(data, 2) % (RESSD_MAX_BLOCK + 1);
+	span = data[9];
+	if (span) {
+		if (!(span & 1))
+			base %= 1u << 16;
+		span = 1 + (span * 521) % (1u << 17);
+	}
 	for (m.cap = 1; m.cap < m.nr_slots; m.cap <<= 1)
 		;
 	m.block = malloc(sizeof(*m.block) * m.nr_slots);
@@ -176,8 +221,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		m.block[i] = FX_FREE;
 	for (i = 0; i < m.cap; i++)
 		m.bucket[i] = FX_NONE;
-	r = ressd_index_init(&idx, m.nr_slots);
-	fz_assert(r == 0, "ressd_index_init(%u) = %d", m.nr_slots, r);
+	r = ressd_index_init(&idx, m.nr_slots, span);
+	fz_assert(r == 0, "ressd_index_init(%u, %llu) = %d", m.nr_slots, span, r);
 
 	spin_lock(&idx.lock);
 	while (pos + 9 <= size) {
@@ -248,7 +293,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			  op, idx.mapped, m.live);
 	}
 	fx_check_all(&m, &idx);
-	fz_log("index: %u slots, %llu mapped in %llu extents", m.nr_slots, idx.mapped, idx.extents);
+	fz_log("index: %u slots, %llu mapped in %llu extents, %u buckets", m.nr_slots, idx.mapped,
+	       idx.extents, idx.nr_buckets);
 	spin_unlock(&idx.lock);
 	ressd_index_exit(&idx);
 	free(m.block);

@@ -347,7 +347,7 @@ static void ressd_log_test_inval_dead(struct kunit *test)
 	struct ressd_record *r1, *r2, *r3;
 	u32 i;
 
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
 
 	/* Block 1000 in record 1, sealed (a flush is writing it). */
 	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);
@@ -417,7 +417,7 @@ static void ressd_log_test_copies(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, carrier);
 	KUNIT_ASSERT_NOT_NULL(test, big);
 	KUNIT_ASSERT_NOT_NULL(test, out);
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
 
 	KUNIT_ASSERT_LT(test, t_reserve(test, t, 1), RESSD_DEFER_SLOT);	/* block 1000 */
 	r1 = rc->log.open;
@@ -694,7 +694,7 @@ static void ressd_log_test_inline(struct kunit *test)
 	u32 sa, sb, sc, sd;
 
 	init_waitqueue_head(&rc->wait);
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
 
 	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10, 2, 0, &a, &sa));
 	r = rc->log.open;
@@ -754,7 +754,7 @@ static void ressd_log_test_inline_plug(struct kunit *test)
 	u32 sa, sb, sc;
 
 	init_waitqueue_head(&rc->wait);
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
 	blk_start_plug(&plug);
 	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 10, 1, REQ_SYNC, &a, &sa));
 	KUNIT_EXPECT_NULL(test, rc->log.inflight);
@@ -813,7 +813,7 @@ static void ressd_log_test_unplug_chunk(struct kunit *test)
 	struct ressd_record *r;
 
 	init_waitqueue_head(&rc->wait);
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
 	KUNIT_EXPECT_NULL(test, t_unplug_chunk(rc));		/* no open record */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 2), 0U);
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), 2U);
@@ -875,7 +875,7 @@ static void ressd_log_test_flush_direct(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fl);
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	init_waitqueue_head(&rc->wait);
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
 	dev[0].bdev = (struct block_device *)&dev[0];	/* told apart by address */
 	dev[1].bdev = (struct block_device *)&dev[1];
 	rc->origin = &dev[0];

@@ -10,7 +10,9 @@
  * log cursor that skips live slots, runs of writes land in consecutive
  * slots, a "mover" frees slots -- and after every operation compares all
  * of it with a plain array model (block -> slot and slot -> block): every
- * lookup run, both counters, the reverse map and the tree itself.  The
+ * lookup run, both counters, the reverse map and the trees themselves,
+ * with one bucket and with many (small buckets, and blocks past the span
+ * that all fall in the last one).  The
  * generator is a seeded xorshift, so a failure names its seed and
  * operation and replays exactly.
  *
@@ -20,6 +22,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -33,12 +36,25 @@
 
 /* ---- locked wrappers and helpers ---- */
 
-static struct ressd_index *ressd_t_index(struct kunit *test, u32 nr_slots)
+static struct ressd_index *ressd_t_index_span(struct kunit *test,
+					      u32 nr_slots, u64 span)
 {
 	struct ressd_index *idx = test->priv;
 
-	KUNIT_ASSERT_EQ(test, ressd_index_init(idx, nr_slots), 0);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(idx, nr_slots, span), 0);
 	return idx;
+}
+
+/* One bucket: the directed cases below see a single tree. */
+static struct ressd_index *ressd_t_index(struct kunit *test, u32 nr_slots)
+{
+	return ressd_t_index_span(test, nr_slots, 0);
+}
+
+/* The bucket of @block, as the index's header defines it. */
+static u32 ressd_t_bucket(const struct ressd_index *idx, u64 block)
+{
+	return (u32)min_t(u64, block >> idx->shift, idx->nr_buckets - 1);
 }
 
 static u32 ressd_t_insert(struct ressd_index *idx, u64 block, u32 slot)
@@ -142,8 +158,10 @@ static void ressd_rbtree_test_empty(struct kunit *test)
 	struct ressd_index *idx = ressd_t_index(test, 16);
 	u32 s;
 
+	KUNIT_EXPECT_EQ(test, idx->nr_buckets, 1);
 	KUNIT_EXPECT_EQ(test, ressd_index_bytes(idx),
-			sizeof(*idx) + 16 * sizeof(struct ressd_slot));
+			sizeof(*idx) + 16 * sizeof(struct ressd_slot) +
+			sizeof(struct rb_root) + sizeof(long));
 	KUNIT_EXPECT_EQ(test, sizeof(struct ressd_slot), 32);
 	ressd_t_expect_counts(test, idx, 0, 0);
 	ressd_t_expect_unmapped(test, idx, 0, 8, 8);
@@ -532,6 +550,84 @@ static void ressd_rbtree_test_lookup_runs(struct kunit *test)
 	ressd_t_expect_unmapped(test, idx, 0, 50, 50);
 }
 
+/*
+ * Buckets: the geometry init chooses, extents cut at bucket boundaries,
+ * runs and removals that cross them, blocks past the span.
+ */
+static void ressd_rbtree_test_buckets(struct kunit *test)
+{
+	struct ressd_index *idx;
+
+	/* 16 slots: 4 buckets at most; a span of 64 gives 4 of 16 blocks. */
+	idx = ressd_t_index_span(test, 16, 64);
+	KUNIT_EXPECT_EQ(test, idx->shift, 4);
+	KUNIT_EXPECT_EQ(test, idx->nr_buckets, 4);
+	KUNIT_EXPECT_EQ(test, ressd_index_bytes(idx),
+			sizeof(*idx) + 16 * sizeof(struct ressd_slot) +
+			4 * sizeof(struct rb_root) + sizeof(long));
+
+	/* Blocks 14..17 in slots 0..3: two extents, one a bucket. */
+	ressd_t_map_run(test, idx, 14, 0, 4);
+	ressd_t_expect_counts(test, idx, 4, 2);
+	/* A run follows the extents across the boundary. */
+	ressd_t_expect_mapped(test, idx, 14, 10, 0, 4);
+	ressd_t_expect_mapped(test, idx, 15, 2, 1, 2);
+	ressd_t_expect_mapped(test, idx, 16, 10, 2, 2);
+	/* Unmapped runs end at the next extent, buckets away. */
+	ressd_t_expect_unmapped(test, idx, 0, 100, 14);
+	ressd_t_expect_unmapped(test, idx, 18, 1000, 1000);
+	ressd_t_insert(idx, 60, 8);
+	ressd_t_expect_unmapped(test, idx, 18, 1000, 42);
+	ressd_t_expect_unmapped(test, idx, 18, 20, 20);
+	/* Past the span: the last bucket holds every block. */
+	ressd_t_insert(idx, 1000, 9);
+	ressd_t_insert(idx, 1001, 10);
+	ressd_t_insert(idx, 70000, 11);
+	ressd_t_expect_counts(test, idx, 8, 5);
+	ressd_t_expect_mapped(test, idx, 1000, 5, 9, 2);
+	ressd_t_expect_unmapped(test, idx, 61, U32_MAX, 1000 - 61);
+	ressd_t_expect_unmapped(test, idx, 1002, U32_MAX, 70000 - 1002);
+	KUNIT_EXPECT_EQ(test, ressd_t_bucket(idx, 70000), 3);
+	/* Removing from the middle of a bucket to past the span. */
+	KUNIT_EXPECT_EQ(test, ressd_t_remove_range(idx, 15, 986), 5);
+	ressd_t_expect_counts(test, idx, 3, 3);
+	ressd_t_expect_mapped(test, idx, 14, 10, 0, 1);
+	ressd_t_expect_mapped(test, idx, 1001, 10, 10, 1);
+	ressd_t_expect_unmapped(test, idx, 15, U32_MAX, 1001 - 15);
+	/* A bucket emptied and filled again. */
+	KUNIT_EXPECT_TRUE(test, ressd_t_remove_slot(idx, 0));
+	ressd_t_expect_unmapped(test, idx, 0, U32_MAX, 1001);
+	KUNIT_EXPECT_EQ(test, ressd_t_insert(idx, 3, 0), RESSD_NO_SLOT);
+	ressd_t_expect_mapped(test, idx, 3, 1, 0, 1);
+	KUNIT_EXPECT_EQ(test, ressd_t_remove_range(idx, 0, U64_MAX), 3);
+	ressd_t_expect_counts(test, idx, 0, 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(idx->busy, idx->nr_buckets));
+	/* Reset empties every bucket. */
+	ressd_t_map_run(test, idx, 10, 0, 10);
+	ressd_t_insert(idx, 500, 12);
+	ressd_t_expect_counts(test, idx, 11, 3);
+	ressd_index_reset(idx);
+	ressd_t_expect_counts(test, idx, 0, 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(idx->busy, idx->nr_buckets));
+	ressd_t_expect_unmapped(test, idx, 0, U32_MAX, U32_MAX);
+	ressd_t_map_run(test, idx, 15, 0, 2);
+	ressd_t_expect_counts(test, idx, 2, 2);
+	ressd_t_expect_mapped(test, idx, 15, 5, 0, 2);
+	ressd_index_exit(idx);
+
+	/* A span below a bucket a slot: at least one block a bucket. */
+	idx = ressd_t_index_span(test, 1024, 10);
+	KUNIT_EXPECT_EQ(test, idx->shift, 0);
+	KUNIT_EXPECT_EQ(test, idx->nr_buckets, 10);
+	ressd_index_exit(idx);
+	/* A huge span: buckets of a power of two, at most one for 4 slots. */
+	idx = ressd_t_index_span(test, 1000, RESSD_INDEX_MAX_BLOCK + 1);
+	KUNIT_EXPECT_EQ(test, idx->shift, 48 - 7);
+	KUNIT_EXPECT_EQ(test, idx->nr_buckets, 128);
+	KUNIT_EXPECT_EQ(test, ressd_t_insert(idx, RESSD_INDEX_MAX_BLOCK, 999), RESSD_NO_SLOT);
+	ressd_t_expect_mapped(test, idx, RESSD_INDEX_MAX_BLOCK, 1, 999, 1);
+}
+
 /* ---- randomized comparison with an array model ---- */
 
 struct ressd_t_rand_param {
@@ -539,6 +635,7 @@ struct ressd_t_rand_param {
 	u32 nr_blocks;	/* block space of the model: 0..nr_blocks-1 */
 	u32 nr_slots;
 	u32 nr_ops;
+	u32 span;	/* the index's span (0: one bucket) */
 };
 
 static const struct ressd_t_rand_param ressd_t_rand_params[] = {
@@ -549,12 +646,24 @@ static const struct ressd_t_rand_param ressd_t_rand_params[] = {
 	  .nr_ops = 4000 },
 	{ .seed = 0x5eed5eed5eedULL, .nr_blocks = 200, .nr_slots = 17,
 	  .nr_ops = 3000 },
+	/*
+	 * Buckets: of 8 blocks; of 2; of 1, most blocks past the span; of 4,
+	 * 256 of them (a bitmap of several words).
+	 */
+	{ .seed = 11, .nr_blocks = 384, .nr_slots = 256, .nr_ops = 3000,
+	  .span = 384 },
+	{ .seed = 12, .nr_blocks = 64, .nr_slots = 256, .nr_ops = 3000,
+	  .span = 128 },
+	{ .seed = 13, .nr_blocks = 300, .nr_slots = 251, .nr_ops = 3000,
+	  .span = 40 },
+	{ .seed = 14, .nr_blocks = 1024, .nr_slots = 1024, .nr_ops = 1500,
+	  .span = 1024 },
 };
 
 static void ressd_t_rand_desc(const struct ressd_t_rand_param *p, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %llu, %u blocks, %u slots",
-		 p->seed, p->nr_blocks, p->nr_slots);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %llu, %u blocks, %u slots, span %u",
+		 p->seed, p->nr_blocks, p->nr_slots, p->span);
 }
 
 KUNIT_ARRAY_PARAM(ressd_t_rand, ressd_t_rand_params, ressd_t_rand_desc);
@@ -625,34 +734,53 @@ static void ressd_t_check_lookup(struct ressd_t_model *md, u64 block,
 			      want.mapped, want.slot, want.len);
 }
 
+/* Does a maximal run of the model start at @b (mapped)? */
+static bool ressd_t_run_starts(struct ressd_t_model *md, u64 b)
+{
+	u32 s = md->b2s[b];
+
+	return !b || !s || md->b2s[b - 1] != s - 1 ||
+	       ressd_t_bucket(md->idx, b - 1) != ressd_t_bucket(md->idx, b);
+}
+
 /*
- * Walk the tree under the lock: heads in ascending block order, each the
- * start of a maximal run of the model, as many as idx->extents.  Returns
- * the first bad slot, or RESSD_NO_SLOT.
+ * Walk the trees under the lock, bucket by bucket: heads in ascending block
+ * order, each in its bucket's tree, each the start of a maximal run of the
+ * model cut at bucket boundaries, as many as idx->extents (so an extent
+ * across a boundary, one head short, fails the count); a bucket's busy bit
+ * set exactly when its tree is not empty.
+ * Returns the first bad slot, or RESSD_NO_SLOT (U32_MAX - 1: a busy bit).
  */
 static u32 ressd_t_check_tree(struct ressd_t_model *md, u64 *nr_heads)
 {
 	struct ressd_index *idx = md->idx;
-	u32 bad = RESSD_NO_SLOT;
+	u32 bad = RESSD_NO_SLOT, b;
 	struct rb_node *n;
 	u64 prev = 0;
 
 	*nr_heads = 0;
 	spin_lock(&idx->lock);
-	for (n = rb_first(&idx->tree); n; n = rb_next(n)) {
-		struct ressd_slot *h = rb_entry(n, struct ressd_slot, node);
-		u32 slot = (u32)(h - idx->slots);
-		u64 block;
-
-		if (!__ressd_index_slot_block(idx, slot, &block) ||
-		    block >= md->p->nr_blocks || md->b2s[block] != slot ||
-		    (*nr_heads && block <= prev) ||
-		    (block && slot && md->b2s[block - 1] == slot - 1)) {
-			bad = slot;
+	for (b = 0; b < idx->nr_buckets && bad == RESSD_NO_SLOT; b++) {
+		if (test_bit(b, idx->busy) == RB_EMPTY_ROOT(&idx->roots[b])) {
+			bad = U32_MAX - 1;
 			break;
 		}
-		prev = block;
-		(*nr_heads)++;
+		for (n = rb_first(&idx->roots[b]); n; n = rb_next(n)) {
+			struct ressd_slot *h = rb_entry(n, struct ressd_slot, node);
+			u32 slot = (u32)(h - idx->slots);
+			u64 block;
+
+			if (!__ressd_index_slot_block(idx, slot, &block) ||
+			    block >= md->p->nr_blocks || md->b2s[block] != slot ||
+			    (*nr_heads && block <= prev) ||
+			    ressd_t_bucket(idx, block) != b ||
+			    !ressd_t_run_starts(md, block)) {
+				bad = slot;
+				break;
+			}
+			prev = block;
+			(*nr_heads)++;
+		}
 	}
 	spin_unlock(&idx->lock);
 	return bad;
@@ -675,8 +803,11 @@ static void ressd_t_check_all(struct ressd_t_model *md)
 		if (md->b2s[b] == RESSD_NO_SLOT)
 			continue;
 		mapped++;
-		/* A run starts unless block - 1 sits in the slot before. */
-		if (!b || !md->b2s[b] || md->b2s[b - 1] != md->b2s[b] - 1)
+		/*
+		 * A run starts unless block - 1 sits in the slot before, in
+		 * the same bucket.
+		 */
+		if (ressd_t_run_starts(md, b))
 			extents++;
 	}
 	KUNIT_ASSERT_EQ_MSG(test, md->idx->mapped, mapped, "op %u", md->op);
@@ -825,7 +956,7 @@ static void ressd_rbtree_test_random(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, md);
 	md->test = test;
 	md->p = p;
-	md->idx = ressd_t_index(test, p->nr_slots);
+	md->idx = ressd_t_index_span(test, p->nr_slots, p->span);
 	md->rng = p->seed ? p->seed : 1;
 	md->b2s = kunit_kmalloc_array(test, p->nr_blocks, sizeof(*md->b2s),
 				      GFP_KERNEL);
@@ -887,6 +1018,7 @@ static struct kunit_case ressd_rbtree_test_cases[] = {
 	KUNIT_CASE(ressd_rbtree_test_remove_slot),
 	KUNIT_CASE(ressd_rbtree_test_slot_block),
 	KUNIT_CASE(ressd_rbtree_test_lookup_runs),
+	KUNIT_CASE(ressd_rbtree_test_buckets),
 	KUNIT_CASE_PARAM(ressd_rbtree_test_random, ressd_t_rand_gen_params),
 	{}
 };

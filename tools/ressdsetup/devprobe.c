@@ -114,8 +114,11 @@
 #define RESERVED_PCT_USE	5.0
 #define RESERVED_PCT_LOCALITY	12.5
 #define RESERVED_FLOOR		(16 * MiB)
-/* Remap index memory per 4 KiB log slot (Documentation/dm-ressd.rst). */
-#define INDEX_BYTES_PER_SLOT	32
+/*
+ * Remap index memory per 4 KiB log slot (Documentation/dm-ressd.rst): a
+ * 32-byte node and, for every 4 slots, an 8-byte bucket root and its bit.
+ */
+#define INDEX_BYTES_PER_SLOT	34
 /* mover_batch: the smallest ordered write within this share of the best. */
 #define KNEE_SHARE	0.9
 

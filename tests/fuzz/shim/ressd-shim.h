@@ -182,6 +182,15 @@ static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
 {
 	memset(dst, 0, BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 }
+/* The first set bit at or after @offset, or @size (bit by bit: a model). */
+static inline unsigned long find_next_bit(const unsigned long *addr,
+					  unsigned long size, unsigned long offset)
+{
+	for (; offset < size; offset++)
+		if (test_bit((long)offset, addr))
+			return offset;
+	return size;
+}
 
 /* ---- bugs and warnings: fatal here ---- */
 
