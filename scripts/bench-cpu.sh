@@ -26,7 +26,8 @@
 # random writes also on dm-ressd with commit_delay_us=<us>), RESSD_KVM (0),
 # CPU_PERF (unset; a case: one more dm-ressd run of it under perf, its
 # report in perf-<case>.txt, a dm-linear run beside it in
-# perf-<case>-diff.txt), CPU_CRC32C (unset: dm-ressd's choice, the
+# perf-<case>-diff.txt), CPU_PERF_FREQ (perf's samples a second; unset:
+# its default), CPU_CRC32C (unset: dm-ressd's choice, the
 # fastest crc32c driver at load; a driver's name, e.g. crc32c-intel: the
 # module parameter csum_driver), CPU_SQLITE_TXNS (300 commits a
 # run; 0: no sqlite3 runs), CPU_RESSD_ARGS (unset; more of dm-ressd's table,

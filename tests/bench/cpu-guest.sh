@@ -33,7 +33,8 @@
 # CPU_CD_VARIANT (unset: none; <us>: random writes also on dm-ressd with
 # commit_delay_us=<us>), CPU_PERF (unset; a case: after its repetitions,
 # one more dm-ressd run of it under perf record -a -g, reported by symbol in
-# <out>/perf-<case>.txt; not counted in the table), CPU_CRC32C (unset:
+# <out>/perf-<case>.txt; not counted in the table), CPU_PERF_FREQ (unset:
+# perf's default sampling frequency; samples a second and CPU), CPU_CRC32C (unset:
 # dm-ressd's choice at load, the fastest crc32c driver; a driver's name,
 # e.g. crc32c-intel: dm-ressd loaded with csum_driver=<name>; under software
 # emulation the crc32 instruction costs about 30 us a 4 KiB block, the
@@ -255,7 +256,7 @@ perf_one() {	# <case> <target> <perf.data> <fio output>; the I/Os done
 	local dev=/dev/mapper/ressd
 	[ "$2" = linear ] && dev=/dev/mapper/lin
 	# shellcheck disable=SC2046	# the workload's words
-	perf record -q -a -g -o "$3" -- fio $(case_fio_args "$1") --name=perf \
+	perf record -q -a -g ${CPU_PERF_FREQ:+-F "$CPU_PERF_FREQ"} -o "$3" -- fio $(case_fio_args "$1") --name=perf \
 		--filename=$dev --output="$4" >"$RUN_DIR/perf.out" 2>&1 ||
 		{ tail -n 20 "$RUN_DIR/perf.out"; bench_die "perf record of $1 on $2 failed"; }
 	grep -o 'issued rwts: total=[0-9,]*' "$4" | head -n 1 | cut -d= -f2 |
@@ -265,9 +266,12 @@ perf_syms() {	# <perf.data>: "<samples> <symbol>" lines
 	perf report -i "$1" --no-children --sort sym --stdio -g none -n 2>/dev/null |
 		awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { s = $2; $1 = $2 = ""; sub(/^ +/, ""); print s, $0 }'
 }
+perf_busy() {	# <perf.data> <I/Os>: samples but idle per 1000 I/Os
+	perf_syms "$1" | awk -v n="$2" '!/safe_halt|default_idle/ { c += $1 } END { printf "%.2f", c * 1000 / n }'
+}
 perf_run() {
 	local cs=$1 data=$BENCH_TMP/perf.data ldata=$BENCH_TMP/perf-linear.data
-	local txt=$BENCH_OUT/perf-$1.txt n nl
+	local txt=$BENCH_OUT/perf-$1.txt n nl t tl
 	command -v perf >/dev/null || bench_die "CPU_PERF: no perf in the guest"
 	n=$(perf_one "$cs" ressd "$data" "$RUN_DIR/perf-fio.out")
 	{
@@ -287,6 +291,9 @@ perf_run() {
 		echo "# samples (cpu-clock, both CPUs) per 1000 I/Os by symbol, idle left out: $cs,"
 		echo "# dm-ressd $n I/Os, dm-linear $nl I/Os (one run each under perf record -a -g)"
 		printf '%10s %10s %10s  %s\n' ressd linear added symbol
+		t=$(perf_busy "$data" "$n")
+		tl=$(perf_busy "$ldata" "$nl")
+		awk -v a="$t" -v b="$tl" 'BEGIN { printf "%10.2f %10.2f %10.2f  (every symbol but idle)\n", a, b, a - b }'
 		join -t '|' -a 1 -a 2 -e 0 -o 0,1.2,2.2 \
 			<(perf_syms "$data" | awk -v n="$n" '{ c = $1; $1 = ""; sub(/^ /, ""); printf "%s|%.3f\n", $0, c * 1000 / n }' | sort -t '|' -k1,1) \
 			<(perf_syms "$ldata" | awk -v n="$nl" '{ c = $1; $1 = ""; sub(/^ /, ""); printf "%s|%.3f\n", $0, c * 1000 / n }' | sort -t '|' -k1,1) |
