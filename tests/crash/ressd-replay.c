@@ -70,7 +70,9 @@
  *
  * apply writes entries [A, B), or the entries of SPEC, to device D, with
  * O_DIRECT, and fsyncs it.  A discard is replayed as zeros (the most
- * hostile outcome a discard may have).
+ * hostile outcome a discard may have), but for the blocks that a FUA write
+ * logged before it holds (superseded_by_fua(): as for a write without FUA,
+ * the discard may have completed before that write was issued).
  *
  * Exit status: 0 done, 2 an error (a bad log, an I/O error).
  */
@@ -279,7 +281,10 @@ static int all_zero(const uint8_t *b, size_t len)
 	return 1;
 }
 
-/* Is block @d of entry @i (data @b) older than a FUA write logged before it? */
+/*
+ * Is block @d of entry @i (data @b; zeros for a discard) older than a FUA
+ * write logged before it?
+ */
 static int superseded_by_fua(uint64_t i, uint64_t d, const uint8_t *b)
 {
 	uint64_t first = d * BLK / L.ss, blk = 0, gen, wblk, wgen;
@@ -332,9 +337,14 @@ static void apply_one(int fd, uint64_t i, uint64_t o, uint64_t cnt)
 	buf = xalign(len);
 	if (!(e->flags & LW_DISCARD))
 		xpread(L.lfd, buf, len, e->pos + L.ss + off, "entry data");
-	if (!(e->flags & (LW_FUA | LW_DISCARD)) && (e->sector * L.ss) % BLK == 0 &&
+	if (!(e->flags & LW_FUA) && (e->sector * L.ss) % BLK == 0 &&
 	    len % BLK == 0) {
-		/* Block by block, leaving out those a FUA write superseded. */
+		/*
+		 * Block by block, leaving out those a FUA write superseded; a
+		 * discard's blocks are zeros, older than any generation a FUA
+		 * write holds (a disk may ignore a discard, so leaving one out
+		 * is a state a disk can be in).
+		 */
 		uint64_t d0 = (e->sector * L.ss + off) / BLK;
 
 		for (uint64_t k = 0; k < len / BLK; k++) {

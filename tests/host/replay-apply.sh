@@ -7,8 +7,11 @@
 # is left out when it holds an older writer generation of that block (also
 # after other such writes), and replayed when it holds a newer one, when it
 # is another block's data, when a write without FUA between them is newer,
-# or when more than two flushes lie between them.  Each case checks the generation
-# the block holds after the replay.
+# or when more than two flushes lie between them.  A discard logged after a
+# FUA write of the block is left out likewise (a disk may ignore a discard;
+# it never puts one completed before a write over that write), and replayed
+# as zeros after a plain write or three flushes on.  Each case checks the
+# generation the block holds after the replay.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/replay-apply.XXXXXX")
@@ -19,8 +22,10 @@ cc -O2 -Wall -Wextra -o "$tmp/ressd-replay" "$top/tests/crash/ressd-replay.c" ||
 	fail "could not build ressd-replay.c"
 
 # mklog <file> <entry>...: entry = <flags>:<4 KiB block>:<writer block>:<gen>
-# (flags: 0 plain, 2 FUA), or F for a flush without data; a writer block of 4 KiB, as ressd-writer lays it
-# out (magic, block, gen at its start).  The log ends with dm-log-writes-end.
+# (flags: 0 plain, 2 FUA), or F for a flush without data, or
+# 4:<4 KiB block>:<blocks>:0 for a discard; a writer block of 4 KiB, as
+# ressd-writer lays it out (magic, block, gen at its start).  The log ends
+# with dm-log-writes-end.
 mklog() {
 	python3 - "$@" <<'EOF'
 import struct, sys
@@ -33,6 +38,9 @@ for e in ents:
         body += sec(struct.pack('<QQQQ', 0, 0, 1, 0))
         continue
     fl, blk, wblk, gen = (int(x) for x in e.split(':'))
+    if fl & 4:	# a discard of wblk blocks, no data
+        body += sec(struct.pack('<QQQQ', blk * 8, wblk * 8, fl, 0))
+        continue
     data = struct.pack('<QQQ', 0x314b4c4257535352, wblk, gen).ljust(4096, b'\xa5')
     body += sec(struct.pack('<QQQQ', blk * 8, 8, fl, 4096)) + data
 txt = b'dm-log-writes-end'
@@ -76,4 +84,10 @@ check "older FUA write after a FUA write, log order" 5 2:3:3:6 2:3:3:5
 check "two older plain writes logged after a FUA write" 7 2:3:3:7 0:3:3:5 0:3:3:6
 check "older plain write three flushes after a FUA write, log order" 5 2:3:3:6 F F F 0:3:3:5
 check "older plain write a flush after a FUA write" 6 2:3:3:6 F 0:3:3:5
+# a discard completed before a FUA write of one of its blocks, logged after
+# it at the next flush (an O_DSYNC write after a discard)
+check "discard logged after a FUA write" 6 2:3:3:6 4:2:3:0
+check "discard a flush after a FUA write" 6 2:3:3:6 F 4:3:1:0
+check "discard after a plain write, log order" 0 2:3:3:6 0:3:3:7 4:3:1:0
+check "discard three flushes after a FUA write, log order" 0 2:3:3:6 F F F 4:3:1:0
 echo "replay-apply: $n cases passed"
