@@ -196,9 +196,9 @@ static inline bool ressd_phase_idle(struct ressd_phase *p, u8 phase)
 
 /*
  * The log writer's state (dm-ressd-log.c).  Only dm-ressd-log.c writes it,
- * under rc->lock (the readers' phase: under rc->index.lock); the other files read it through the functions of its
- * section, and recovery and the mover move it through ressd_log_start() and
- * ressd_log_release().
+ * under rc->lock (the readers' phase: under rc->index.lock); the other
+ * files read it through the functions of its section, and recovery and the
+ * mover move it through ressd_log_start() and ressd_log_release().
  */
 struct ressd_log {
 	u32 head;			/* next slot to hand out */
