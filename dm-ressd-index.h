@@ -7,6 +7,7 @@
 #ifndef DM_RESSD_INDEX_H
 #define DM_RESSD_INDEX_H
 
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
@@ -54,6 +55,12 @@ struct ressd_index {
 	u64 mapped;		/* mapped original blocks */
 	u64 extents;		/* extents in the trees */
 };
+
+/* The bucket of @block: block >> shift; blocks past the span: the last. */
+static inline u32 ressd_index_bucket(const struct ressd_index *idx, u64 block)
+{
+	return (u32)min_t(u64, block >> idx->shift, idx->nr_buckets - 1);
+}
 
 /* Result of a lookup: a run of blocks that is either mapped or not. */
 struct ressd_map {

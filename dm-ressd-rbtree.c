@@ -15,9 +15,9 @@
  * -------
  * An extent is a run of slots s..s+len-1 holding the consecutive original
  * blocks b..b+len-1.  Slot s is its HEAD: its rb_node is in the tree of
- * b's bucket, keyed by b.  The other slots of the run are CONT slots; their nodes are
- * unused.  Slots that hold no live data are FREE.  Each slot's info word
- * packs
+ * b's bucket, keyed by b.  The other slots of the run are CONT slots; their
+ * nodes are unused.  Slots that hold no live data are FREE.  Each slot's
+ * info word packs
  *
  *   bits 63..16  block  original block held by the slot (HEAD and CONT)
  *   bits 15..2   len    extent length in slots (HEAD only, else 0)
@@ -131,14 +131,9 @@ static inline struct ressd_slot *ressd_node_slot(struct rb_node *n)
 	return n ? rb_entry(n, struct ressd_slot, node) : NULL;
 }
 
-static inline u32 ressd_bucket(const struct ressd_index *idx, u64 block)
-{
-	return (u32)min_t(u64, block >> idx->shift, idx->nr_buckets - 1);
-}
-
 static inline struct rb_root *ressd_root(struct ressd_index *idx, u64 block)
 {
-	return &idx->roots[ressd_bucket(idx, block)];
+	return &idx->roots[ressd_index_bucket(idx, block)];
 }
 
 /*
@@ -150,7 +145,7 @@ static inline struct rb_root *ressd_root(struct ressd_index *idx, u64 block)
 static struct ressd_slot *__ressd_index_first_from(struct ressd_index *idx,
 						   u32 b, u64 end)
 {
-	u32 last = ressd_bucket(idx, end - 1) + 1;
+	u32 last = ressd_index_bucket(idx, end - 1) + 1;
 	struct ressd_slot *h;
 
 	b = (u32)find_next_bit(idx->busy, last, b);
@@ -175,7 +170,7 @@ static struct ressd_slot *__ressd_index_next(struct ressd_index *idx,
 	if (n)
 		return ressd_node_slot(n);
 	return __ressd_index_first_from(idx,
-					ressd_bucket(idx, ressd_slot_block(h)) + 1,
+					ressd_index_bucket(idx, ressd_slot_block(h)) + 1,
 					end);
 }
 
@@ -210,7 +205,7 @@ static struct ressd_slot *__ressd_index_find(struct ressd_index *idx,
 	/* No extent crosses a bucket boundary: the next may be in a later one. */
 	if (next)
 		*next = after ? after :
-			__ressd_index_first_from(idx, ressd_bucket(idx, block) + 1, end);
+			__ressd_index_first_from(idx, ressd_index_bucket(idx, block) + 1, end);
 	return NULL;
 }
 
@@ -218,7 +213,7 @@ static struct ressd_slot *__ressd_index_find(struct ressd_index *idx,
 static void __ressd_index_link(struct ressd_index *idx, struct ressd_slot *h)
 {
 	u64 block = ressd_slot_block(h);
-	u32 b = ressd_bucket(idx, block);
+	u32 b = ressd_index_bucket(idx, block);
 	struct rb_node **p = &idx->roots[b].rb_node, *parent = NULL;
 
 	lockdep_assert_held(&idx->lock);
@@ -238,7 +233,7 @@ static void __ressd_index_link(struct ressd_index *idx, struct ressd_slot *h)
 /* Take the HEAD @h out of its bucket's tree. */
 static void __ressd_index_erase(struct ressd_index *idx, struct ressd_slot *h)
 {
-	u32 b = ressd_bucket(idx, ressd_slot_block(h));
+	u32 b = ressd_index_bucket(idx, ressd_slot_block(h));
 
 	rb_erase(&h->node, &idx->roots[b]);
 	if (RB_EMPTY_ROOT(&idx->roots[b]))
@@ -312,7 +307,7 @@ static void __ressd_index_map(struct ressd_index *idx, struct ressd_slot *s,
 
 	ressd_slot_set(s, block, 1, RESSD_SLOT_HEAD);
 	if (slot > 0 && block > 0 &&
-	    ressd_bucket(idx, block - 1) == ressd_bucket(idx, block) &&
+	    ressd_index_bucket(idx, block - 1) == ressd_index_bucket(idx, block) &&
 	    ressd_slot_state(s - 1) != RESSD_SLOT_FREE &&
 	    ressd_slot_block(s - 1) == block - 1) {
 		if (ressd_slot_state(s - 1) == RESSD_SLOT_HEAD)
@@ -330,7 +325,7 @@ static void __ressd_index_map(struct ressd_index *idx, struct ressd_slot *s,
 	}
 
 	if (slot + 1 < idx->nr_slots &&
-	    ressd_bucket(idx, block + 1) == ressd_bucket(idx, block) &&
+	    ressd_index_bucket(idx, block + 1) == ressd_index_bucket(idx, block) &&
 	    ressd_slot_state(s + 1) == RESSD_SLOT_HEAD &&
 	    ressd_slot_block(s + 1) == block + 1 &&
 	    len + ressd_slot_len(s + 1) <= RESSD_EXTENT_MAX_LEN)
@@ -499,7 +494,8 @@ void __ressd_index_lookup(struct ressd_index *idx, u64 block, u32 max,
 
 	/*
 	 * Follow extents that continue the run in both blocks and slots:
-	 * they exist only where a merge was refused by the length cap.
+	 * they exist only where a merge was refused by the length cap or at a
+	 * bucket boundary.
 	 */
 	while (run < max) {
 		next = __ressd_index_next(idx, h, block + max);

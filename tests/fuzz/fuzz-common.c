@@ -570,7 +570,7 @@ static void fz_check_index(struct fz_run *run, u32 n)
 			fz_assert(__ressd_index_slot_block(idx, hs, &b), "free slot %u in the tree", hs);
 			fz_assert(!heads || b > prev, "extent heads out of order: %llu after %llu",
 				  b, prev);
-			fz_assert(min_t(u64, b >> idx->shift, idx->nr_buckets - 1) == k,
+			fz_assert(ressd_index_bucket(idx, b) == k,
 				  "extent head %u (block %llu) in bucket %u's tree", hs, b, k);
 			__ressd_index_lookup(idx, b, 1, &rm);
 			fz_assert(rm.mapped && rm.slot == hs,

@@ -120,11 +120,6 @@ static void fx_insert(struct fx_model *m, struct ressd_index *idx, u64 b, u32 s)
 	fx_map(m, b, s);
 }
 
-static u32 fx_bucket(const struct ressd_index *idx, u64 b)
-{
-	return (u32)min_t(u64, b >> idx->shift, idx->nr_buckets - 1);
-}
-
 static void fx_check_all(struct fx_model *m, struct ressd_index *idx)
 {
 	struct rb_node *node;
@@ -158,7 +153,7 @@ static void fx_check_all(struct fx_model *m, struct ressd_index *idx)
 			fz_assert(__ressd_index_slot_block(idx, hs, &b), "free slot in the tree");
 			fz_assert(!heads || b > prev, "heads out of order: %llu after %llu",
 				  b, prev);
-			fz_assert(fx_bucket(idx, b) == k, "head %llu in bucket %u's tree", b, k);
+			fz_assert(ressd_index_bucket(idx, b) == k, "head %llu in bucket %u's tree", b, k);
 			head[hs] = true;
 			prev = b;
 			heads++;
@@ -178,7 +173,7 @@ static void fx_check_all(struct fx_model *m, struct ressd_index *idx)
 
 		if (b == FX_FREE)
 			continue;
-		fz_assert(head[s] || (follows && fx_bucket(idx, b - 1) == fx_bucket(idx, b)),
+		fz_assert(head[s] || (follows && ressd_index_bucket(idx, b - 1) == ressd_index_bucket(idx, b)),
 			  "slot %u (block %llu) neither heads an extent nor continues one", s, b);
 	}
 	free(head);

@@ -51,12 +51,6 @@ static struct ressd_index *ressd_t_index(struct kunit *test, u32 nr_slots)
 	return ressd_t_index_span(test, nr_slots, 0);
 }
 
-/* The bucket of @block, as the index's header defines it. */
-static u32 ressd_t_bucket(const struct ressd_index *idx, u64 block)
-{
-	return (u32)min_t(u64, block >> idx->shift, idx->nr_buckets - 1);
-}
-
 static u32 ressd_t_insert(struct ressd_index *idx, u64 block, u32 slot)
 {
 	u32 old;
@@ -587,7 +581,7 @@ static void ressd_rbtree_test_buckets(struct kunit *test)
 	ressd_t_expect_mapped(test, idx, 1000, 5, 9, 2);
 	ressd_t_expect_unmapped(test, idx, 61, U32_MAX, 1000 - 61);
 	ressd_t_expect_unmapped(test, idx, 1002, U32_MAX, 70000 - 1002);
-	KUNIT_EXPECT_EQ(test, ressd_t_bucket(idx, 70000), 3);
+	KUNIT_EXPECT_EQ(test, ressd_index_bucket(idx, 70000), 3);
 	/* Removing from the middle of a bucket to past the span. */
 	KUNIT_EXPECT_EQ(test, ressd_t_remove_range(idx, 15, 986), 5);
 	ressd_t_expect_counts(test, idx, 3, 3);
@@ -740,7 +734,7 @@ static bool ressd_t_run_starts(struct ressd_t_model *md, u64 b)
 	u32 s = md->b2s[b];
 
 	return !b || !s || md->b2s[b - 1] != s - 1 ||
-	       ressd_t_bucket(md->idx, b - 1) != ressd_t_bucket(md->idx, b);
+	       ressd_index_bucket(md->idx, b - 1) != ressd_index_bucket(md->idx, b);
 }
 
 /*
@@ -773,7 +767,7 @@ static u32 ressd_t_check_tree(struct ressd_t_model *md, u64 *nr_heads)
 			if (!__ressd_index_slot_block(idx, slot, &block) ||
 			    block >= md->p->nr_blocks || md->b2s[block] != slot ||
 			    (*nr_heads && block <= prev) ||
-			    ressd_t_bucket(idx, block) != b ||
+			    ressd_index_bucket(idx, block) != b ||
 			    !ressd_t_run_starts(md, block)) {
 				bad = slot;
 				break;
