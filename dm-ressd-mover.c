@@ -385,7 +385,8 @@ static int ressd_mover_batch(struct ressd_c *rc, const struct ressd_log_reader *
  * write its blocks [@lo, @lo + @len) home in order, the @n moves of the
  * unit from the log and every other block from home, so that the device
  * pays a switch or partial merge instead of a full one.  @logp holds the
- * moves' pages, @unit the unit's.
+ * moves' pages, read from the log already (ressd_round_fill_read()), @unit
+ * the unit's.
  *
  * I5: every home write to the range, over a logged block or not, is held
  * from before the wait for those in flight until the unit is written.  A
@@ -398,18 +399,14 @@ static int ressd_mover_batch(struct ressd_c *rc, const struct ressd_log_reader *
  * A failed read of home leaves the unit to sparse writes: a block that
  * could not be read is never written.
  */
-static int ressd_mover_fill(struct ressd_c *rc, const struct ressd_log_reader *rd,
-			    struct ressd_move *mv, u32 n, struct page **logp,
-			    struct page **unit, u64 lo, u32 len, bool whole)
+static int ressd_mover_fill(struct ressd_c *rc, struct ressd_move *mv, u32 n,
+			    struct page **logp, struct page **unit, u64 lo, u32 len,
+			    bool whole)
 {
 	struct ressd_mover_wait w;
 	u32 i, off, cnt, moved = 0, bios = 0;
 	struct bio *bio;
 	int r;
-
-	r = ressd_mover_read_log(rc, rd, mv, logp, n);
-	if (r)
-		return r;
 
 	spin_lock_irq(&rc->lock);
 	__ressd_mover_hold(rc, lo, lo + len, true);
@@ -541,7 +538,14 @@ struct ressd_round {
 	/* pricing erase units (step e): the model when the round began */
 	struct ressd_devmodel dm;
 	u32 unit_pages;		/* P; 0: units are not priced */
-	struct page **fill;	/* 2 P pages (a unit, its moves), or NULL */
+	/*
+	 * P pages for a unit, then fill_cap (P at least) for the moves of the
+	 * units filled next, read from the log together: fill_lo is the move
+	 * in fill[P], fill_hi the first move not read.  NULL: no fills.
+	 */
+	struct page **fill;
+	u32 fill_cap;
+	u32 fill_lo, fill_hi;
 	/*
 	 * Density-first cleaning (mover_policy density): mv[0..n_home) go
 	 * home, sorted by block, the dense units' blocks from beyond the
@@ -567,30 +571,39 @@ static void ressd_round_free_fill(struct ressd_round *r)
 
 	if (!r->fill)
 		return;
-	for (i = 0; i < 2 * r->unit_pages; i++)
+	for (i = 0; i < r->unit_pages + r->fill_cap; i++)
 		if (r->fill[i])
 			__free_page(r->fill[i]);
 	kvfree(r->fill);
 	r->fill = NULL;
+	r->fill_cap = 0;
 }
 
 /*
- * The pages of unit fills, when the model may fill units: 2 P (a unit, and
- * its moves read from the log).  Without them units go sparse.
+ * The pages of unit fills, when the model may fill units: P for a unit,
+ * and for the moves of the units filled next as many as the log has slots,
+ * up to RESSD_FILL_READ_PAGES, P at least.  Without P + P of them units go
+ * sparse.
  */
-static void ressd_round_fill_pages(struct ressd_round *r)
+static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 {
-	u32 i;
+	u32 P = r->unit_pages, want, i;
 
-	if (!r->unit_pages || r->unit_pages > RESSD_FILL_MAX_PAGES)
+	if (!P || P > RESSD_FILL_MAX_PAGES)
 		return;
-	r->fill = kvcalloc(2 * r->unit_pages, sizeof(*r->fill), GFP_KERNEL);
-	for (i = 0; r->fill && i < 2 * r->unit_pages; i++) {
-		r->fill[i] = alloc_page(GFP_KERNEL);
+	want = max(P, min_t(u32, rc->lg.nr_slots, RESSD_FILL_READ_PAGES));
+	r->fill = kvcalloc(P + want, sizeof(*r->fill), GFP_KERNEL);
+	if (!r->fill)
+		return;
+	for (i = 0; i < P + want; i++) {
+		/* Past P + P pages, only what comes easily. */
+		r->fill[i] = alloc_page(i < 2 * P ? GFP_KERNEL :
+					GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 		if (!r->fill[i])
 			break;
 	}
-	if (!r->fill || i < 2 * r->unit_pages)
+	r->fill_cap = i - min(i, P);
+	if (r->fill_cap < P)
 		ressd_round_free_fill(r);	/* sparse writes do without */
 }
 
@@ -634,8 +647,12 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 
 	r->trailer = alloc_page(GFP_KERNEL);
 	r->ra = ressd_ra_alloc(rc);
-	/* Whole records only: the last may overshoot want by one record. */
-	r->far_cap = r->density ? r->want : 0;
+	/*
+	 * Whole records only: the last may overshoot want by one record.  A
+	 * dense unit goes home with all its logged blocks: room for as many
+	 * far moves as the log has slots (capped as the region is).
+	 */
+	r->far_cap = r->density ? min_t(u32, rc->lg.nr_slots, RESSD_MOVER_MAX_REGION) : 0;
 	r->mv = kvmalloc_array(r->want + RESSD_REC_MAX_ITEMS + r->far_cap, sizeof(*r->mv),
 			       GFP_KERNEL);
 	r->pages = kcalloc(r->batch, sizeof(*r->pages), GFP_KERNEL);
@@ -660,13 +677,13 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 		if (!r->pages[i])
 			return -ENOMEM;
 	}
-	ressd_round_fill_pages(r);
+	ressd_round_fill_pages(rc, r);
 	/* Reads in slot order with gaps read through, when there is a model. */
 	if (ressd_devmodel_set(&r->dm)) {
 		r->rd.gap = ressd_read_gap(&r->dm);
 		r->rd.scratch = alloc_page(GFP_KERNEL);
-		r->rd.ref = kvmalloc_array(max(r->batch, r->unit_pages), sizeof(*r->rd.ref),
-					   GFP_KERNEL);
+		r->rd.ref = kvmalloc_array(max3(r->batch, r->unit_pages, r->fill_cap),
+					   sizeof(*r->rd.ref), GFP_KERNEL);
 		r->rd.sorted = r->rd.scratch && r->rd.ref;
 	}
 	return 0;
@@ -843,12 +860,21 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	max_fwd = div_u64((u64)max_fwd * per, per + 1);
 	ressd_density_decide(r->tally, nt, max_fwd, &d);
 
-	/* The dense units' blocks beyond the region, after the region's moves. */
+	/*
+	 * The dense units' blocks beyond the region, after the region's moves.
+	 * A unit is written whole once with all its logged blocks, or it is
+	 * not sent home: one whose blocks would not fit is copied forward.
+	 */
 	for (k = 0; k < nt; k++) {
 		s64 lo;
 
 		if (!r->tally[k].home)
 			continue;
+		if (r->tally[k].dirty > r->tally[k].nr &&
+		    r->n_far + r->tally[k].dirty - r->tally[k].nr > r->far_cap) {
+			r->tally[k].home = false;
+			continue;
+		}
 		ressd_unit_of(&r->dm, rc->geo.origin_offset, r->mv[r->tally[k].first].block, &lo);
 		ressd_round_unit_scan(rc, r, lo > 0 ? lo : 0,
 				      min((u64)(lo + (s64)P), origin_blocks), true);
@@ -1005,38 +1031,73 @@ static bool __ressd_round_droppable(struct ressd_c *rc, struct ressd_round *r, u
  * (ressd_rec_origin_durable()): replay never drops a block whose home copy
  * may be lost.  Later writes of such a block are newer than the
  * invalidation in log order (it is in the open record); a FUA write home
- * waits for it to be durable, as for any invalidation.  One left mapped
- * (no room, or a newer write waiting) is only moved again later.
+ * waits for it to be durable, as for any invalidation.  When the
+ * invalidations fill every record buffer, the log writes them first
+ * (ressd_log_sync(); each flushes the origin before it is written) and the
+ * walk goes on; far moves held back because their entries are in a
+ * record not yet written are taken in a second pass once the log has
+ * written it.  One left mapped (no room, or a newer write waiting) is moved
+ * again later.
  */
-static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
+static u64 ressd_round_drop_pass(struct ressd_c *rc, struct ressd_round *r, u32 *held)
 {
-	u64 dropped = 0, far = 0;
-	u32 first, end, i, k, len;
-	bool room = true;
+	u64 dropped = 0, synced = U64_MAX;
+	u32 first, end, i, len;
 
-	for (k = 0; k < r->n_home; k++)
-		far += r->mv[k].far && !r->mv[k].skip;
-	atomic64_add(far, &rc->far_moves);
-	for (first = 0; first < r->n_home && room; first = end) {
+	*held = 0;
+	for (first = 0; first < r->n_home; first = end) {
 		end = min(first + RESSD_DROP_STEP, r->n_home);
 		/* Sorted by block, each once (ressd_round_decide()). */
 		for (i = first; i < end; i++)
 			r->sorted[i - first] = r->mv[i].block;
 		spin_lock_irq(&rc->lock);
 		__ressd_round_pending(rc, r, r->sorted, end - first);
-		for (i = first; i < end && room; i += len) {
+		for (i = first; i < end; i += len) {
 			len = 1;
-			if (!__ressd_round_droppable(rc, r, i, first))
+			if (!__ressd_round_droppable(rc, r, i, first)) {
+				*held += r->mv[i].far && !r->mv[i].skip &&
+					 test_bit(i - first, r->pend);
 				continue;
+			}
 			while (i + len < end && r->mv[i + len].block == r->mv[i].block + len &&
 			       __ressd_round_droppable(rc, r, i + len, first))
 				len++;
-			room = __ressd_log_invalidate(rc, r->mv[i].block, len);
-			if (room)
-				dropped += len;
+			if (!__ressd_log_invalidate(rc, r->mv[i].block, len))
+				break;
+			dropped += len;
 		}
 		spin_unlock_irq(&rc->lock);
+		if (i < end) {
+			/*
+			 * No record buffer free (the invalidations filled them)
+			 * or no room: let the log write what it holds, and take
+			 * this step again from the run that did not fit; give
+			 * up when a sync made no room for a single one.
+			 */
+			if (dropped == synced || ressd_log_sync(rc))
+				break;
+			synced = dropped;
+			end = i;
+		}
 	}
+	return dropped;
+}
+
+static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
+{
+	u64 dropped, far = 0;
+	u32 k, held;
+
+	for (k = 0; k < r->n_home; k++)
+		far += r->mv[k].far && !r->mv[k].skip;
+	atomic64_add(far, &rc->far_moves);
+	dropped = ressd_round_drop_pass(rc, r, &held);
+	/*
+	 * Far moves whose entries sit in the open record (written, its
+	 * trailer not yet): once it is written they may go too.
+	 */
+	if (held && !ressd_log_sync(rc))
+		dropped += ressd_round_drop_pass(rc, r, &held);
 	atomic64_add(dropped, &rc->far_dropped);
 }
 
@@ -1061,6 +1122,31 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
 	}
 	return 0;
+}
+
+/*
+ * Read from the log the moves of the unit to fill that starts at move @i
+ * and of the units to fill after it, as many as r->fill_cap pages hold,
+ * all in one pass in slot order (gaps read through): a dense unit's blocks
+ * lie all over the log, and read unit by unit each would be a request of
+ * its own.  A move read early is checked again when its unit is filled
+ * (its slot is not reused before the round ends).
+ */
+static int ressd_round_fill_read(struct ressd_c *rc, struct ressd_round *r,
+				 const struct ressd_step_geo *g, u32 i)
+{
+	struct ressd_step st;
+	u32 end = i;
+
+	while (end < r->n_home) {
+		ressd_plan_step(&r->dm, g, r->mv, r->n_home, end, &st);
+		if (st.op == RESSD_UNIT_SPARSE || end - i + st.n > r->fill_cap)
+			break;
+		end += st.n;
+	}
+	r->fill_lo = i;
+	r->fill_hi = end;
+	return ressd_mover_read_log(rc, &r->rd, r->mv + i, r->fill + r->unit_pages, end - i);
 }
 
 /*
@@ -1089,11 +1175,17 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 
 		ressd_plan_step(&r->dm, &g, r->mv, r->n_home, i, &st);
 		atomic64_add(st.sparse_units, &rc->units_sparse);
-		if (st.op == RESSD_UNIT_SPARSE)
+		if (st.op == RESSD_UNIT_SPARSE) {
 			err = ressd_mover_batch(rc, &r->rd, r->mv + i, r->pages, st.n);
-		else
-			err = ressd_mover_fill(rc, &r->rd, r->mv + i, st.n, r->fill + r->unit_pages,
-					       r->fill, st.lo, st.len, st.op == RESSD_UNIT_WHOLE);
+		} else {
+			if (i + st.n > r->fill_hi)
+				err = ressd_round_fill_read(rc, r, &g, i);
+			if (!err)
+				err = ressd_mover_fill(rc, r->mv + i, st.n,
+						       r->fill + r->unit_pages + (i - r->fill_lo),
+						       r->fill, st.lo, st.len,
+						       st.op == RESSD_UNIT_WHOLE);
+		}
 		if (err)
 			return err;
 		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));

@@ -110,6 +110,8 @@ enum ressd_unit_op {
 
 /* Units of more pages than this (4 MiB) are never filled. */
 #define RESSD_FILL_MAX_PAGES	1024
+/* Moves of the units filled next read at once, at most (8 MiB of pages). */
+#define RESSD_FILL_READ_PAGES	2048
 /* Pages per request (the block layer's BIO_MAX_VECS). */
 #define RESSD_REQ_PAGES		256
 

@@ -47,6 +47,67 @@ density_case() {	# <name> <model> <seed>
 	dm_remove md
 }
 
+# A unit goes home whole once: with all its logged blocks, however many lie
+# beyond the segment.  800 distinct blocks of the first two units of ssd-b's
+# model (2 MiB each) are logged with the mover held back (high_watermark
+# 95), then one crossing of a lower watermark lets it run: the units it
+# sends home must take every logged block with them, so that the drain has
+# nothing left to write and each unit was written whole exactly once.
+# (Rounds once took at most a segment's worth of far moves: each unit went
+# home whole with part of its blocks, and was written whole again later.)
+whole_once() {
+	local t="0 $DISK_A_SECTORS ressd $RESSD_DISK_A 0 $RESSD_DISK_B 0 8192 6" n=800 i used logged
+	t="$t high_watermark 95 dev_model $MODEL_SSD_B mover_policy density"
+	note "whole units once: $n blocks of two units, ssd-b's model"
+	zero_at "$RESSD_DISK_B" 8 0
+	dm_create md "$t"
+	cat >"$TMPDIR/whole-once.py" <<'PY'
+import mmap, os, random, sys
+dev, n, what = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+blocks = list(range(1024))
+random.Random(7).shuffle(blocks)
+fd = os.open(dev, (os.O_WRONLY if what == "write" else os.O_RDONLY) | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+bad = 0
+for b in blocks[:n]:
+    want = (b"whole-once %8d\n" % b) * 204 + b"\0" * 16
+    if what == "write":
+        buf[:] = want
+        os.pwrite(fd, buf, b * 4096)
+    else:
+        os.preadv(fd, [buf], b * 4096)
+        bad += buf[:] != want
+os.close(fd)
+if bad:
+    print(f"{bad} blocks differ")
+sys.exit(1 if bad else 0)
+PY
+	python3 "$TMPDIR/whole-once.py" /dev/mapper/md $n write || fail "whole units once: the writes failed"
+	show_status md "after the writes"
+	logged=$(status_field md 2)
+	[ "$logged" -gt $(( n * 9 / 10 )) ] || fail "whole units once: $n blocks written, $logged logged"
+	dmsetup message md 0 set high_watermark 50 || fail "whole units once: set high_watermark"
+	# Until the mover has moved something and the log is below 50 %.
+	for i in $(seq 1 150); do
+		used=$(status_field md 1)
+		[ "$(status_field md 7)" -gt 0 ] && [ $(( ${used%/*} * 2 )) -lt "${used#*/}" ] && break
+		sleep 0.2
+	done
+	show_status md "after the rounds"
+	[ "$(status_field md 7)" -eq "$logged" ] ||
+		fail "whole units once: the rounds moved $(status_field md 7) of $logged blocks"
+	[ "$(status_field md 2)" -eq 0 ] ||
+		fail "whole units once: $(status_field md 2) blocks still mapped after the rounds"
+	dmsetup message md 0 drain || fail "whole units once: drain"
+	[ "$(status_field md 18)" -eq 2 ] ||
+		fail "whole units once: $(status_field md 18) whole-unit writes for 2 units: $(dmsetup status md)"
+	python3 "$TMPDIR/whole-once.py" /dev/mapper/md $n read ||
+		fail "whole units once: wrong data after the drain"
+	echo "whole units once: $logged blocks moved, 2 units written whole, data intact"
+	dm_remove md
+}
+
+whole_once
 density_case ssd-a "$MODEL_SSD_A" 31
 density_case ssd-b "$MODEL_SSD_B" 32
 echo "density-first cleaning passed"
