@@ -341,25 +341,30 @@ static void ressd_event_work(struct work_struct *ws)
  *
  * A write continues a stream when it starts where one of the last
  * RESSD_STREAMS streams ended; that stream then moves to the front.  Any
- * other write starts a new stream in place of the least recently used one,
- * and is a small random write when it is at most @small_write_max long.
- * Interleaved sequential streams (several files written at once, a journal
- * beside data) each keep their own entry, so that none is taken for random
- * writes.  Alignment needs no test here: the target exports 4 KiB logical
- * blocks (device-mapper aligns every target to them), so every write is
- * whole blocks.
+ * other write starts a new stream in place of the least recently used one.
+ * A write of at most @small_write_max is a small random write unless the
+ * stream it continues holds RESSD_STREAM_MIN_SECTORS already: among random
+ * 4 KiB writes one now and then starts where another ended, and sent home
+ * alone it would cost the device a merge of its erase unit; a stream of
+ * 4 KiB writes goes home from its third write on.  Interleaved sequential
+ * streams (several files written at once, a journal beside data) each keep
+ * their own entry, so that none is taken for random writes.  Alignment
+ * needs no test here: the target exports 4 KiB logical blocks
+ * (device-mapper aligns every target to them), so every write is whole
+ * blocks.
  *
  * Return: true for a small random write (to the log).
  */
 bool ressd_classify(struct ressd_classifier *cls, sector_t start,
 		    unsigned int sectors, unsigned int small_write_max)
 {
-	unsigned int i;
+	unsigned int i, len = 0;
 	bool random = true;
 
 	for (i = 0; i < cls->nr; i++) {
 		if (cls->end[i] == start) {
-			random = false;
+			len = cls->len[i];
+			random = len < RESSD_STREAM_MIN_SECTORS;
 			break;
 		}
 	}
@@ -368,7 +373,9 @@ bool ressd_classify(struct ressd_classifier *cls, sector_t start,
 	if (i == RESSD_STREAMS)
 		i--;	/* a new stream replaces the least recently used */
 	memmove(&cls->end[1], &cls->end[0], i * sizeof(cls->end[0]));
+	memmove(&cls->len[1], &cls->len[0], i * sizeof(cls->len[0]));
 	cls->end[0] = start + sectors;
+	cls->len[0] = len + min(sectors, UINT_MAX - len);
 	return random && sectors <= small_write_max;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_classify);

@@ -141,8 +141,11 @@ struct ressd_io {
  * recent first (bcache's sequential detection, in small).
  */
 #define RESSD_STREAMS		8
+/* A stream this long (two 4 KiB blocks) is sequential from its next write on. */
+#define RESSD_STREAM_MIN_SECTORS	16
 struct ressd_classifier {
 	sector_t end[RESSD_STREAMS];	/* end sector of each stream, MRU first */
+	unsigned int len[RESSD_STREAMS];	/* its sectors so far (saturating) */
 	unsigned int nr;		/* streams remembered */
 };
 

@@ -349,13 +349,20 @@ static void ressd_cls_test_sequential(struct kunit *test)
 	struct ressd_classifier c = {};
 	sector_t s;
 
-	/* The first small write of a stream is random, the rest are not. */
+	/*
+	 * The first two 4 KiB writes of a stream are random (a random write
+	 * may happen to start where another ended), the rest are not.
+	 */
 	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 800, 8));
-	for (s = 808; s < 808 + 64 * 8; s += 8)
+	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 808, 8));
+	for (s = 816; s < 816 + 64 * 8; s += 8)
 		KUNIT_EXPECT_FALSE(test, ressd_t_cls(&c, s, 8));
 	/* A gap or a step back is random again. */
 	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, s + 8, 8));
 	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 800, 8));
+	/* An 8 KiB write continued: a stream at once. */
+	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 3000, 16));
+	KUNIT_EXPECT_FALSE(test, ressd_t_cls(&c, 3016, 8));
 	/* Overwriting the same block over and over is random. */
 	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 4000, 8));
 	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 4000, 8));
@@ -376,8 +383,9 @@ static void ressd_cls_test_sizes(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ressd_classify(&c, 4000 + 2048, 8, 16));
 	/* Odd sizes: the stream continues at the exact sector. */
 	KUNIT_EXPECT_TRUE(test, ressd_classify(&c, 9001, 3, 16));
-	KUNIT_EXPECT_FALSE(test, ressd_classify(&c, 9004, 5, 16));
-	KUNIT_EXPECT_TRUE(test, ressd_classify(&c, 9010, 8, 16));
+	KUNIT_EXPECT_TRUE(test, ressd_classify(&c, 9004, 13, 16));
+	KUNIT_EXPECT_FALSE(test, ressd_classify(&c, 9017, 5, 16));
+	KUNIT_EXPECT_TRUE(test, ressd_classify(&c, 9023, 8, 16));
 }
 
 /* @streams sequential streams written round robin, @rounds pieces each. */
@@ -394,10 +402,10 @@ static unsigned int ressd_t_interleave(unsigned int streams, unsigned int rounds
 
 static void ressd_cls_test_interleaved(struct kunit *test)
 {
-	/* Up to RESSD_STREAMS streams: only the first piece of each. */
-	KUNIT_EXPECT_EQ(test, ressd_t_interleave(1, 50), 1U);
-	KUNIT_EXPECT_EQ(test, ressd_t_interleave(3, 50), 3U);
-	KUNIT_EXPECT_EQ(test, ressd_t_interleave(RESSD_STREAMS, 50), RESSD_STREAMS);
+	/* Up to RESSD_STREAMS streams: only the first two pieces of each. */
+	KUNIT_EXPECT_EQ(test, ressd_t_interleave(1, 50), 2U);
+	KUNIT_EXPECT_EQ(test, ressd_t_interleave(3, 50), 6U);
+	KUNIT_EXPECT_EQ(test, ressd_t_interleave(RESSD_STREAMS, 50), 2 * RESSD_STREAMS);
 	/* One more than remembered: round robin evicts each before its turn. */
 	KUNIT_EXPECT_EQ(test, ressd_t_interleave(RESSD_STREAMS + 1, 50),
 			(RESSD_STREAMS + 1) * 50);
@@ -409,8 +417,9 @@ static void ressd_cls_test_lru(struct kunit *test)
 	sector_t s = 100000;
 	unsigned int i;
 
-	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, s, 8));
-	s += 8;
+	/* 8 KiB: a stream from its next piece on. */
+	KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, s, 16));
+	s += 16;
 	/* RESSD_STREAMS - 1 random writes between two pieces: remembered. */
 	for (i = 0; i < RESSD_STREAMS - 1; i++)
 		KUNIT_EXPECT_TRUE(test, ressd_t_cls(&c, 8 * (1000 + 10 * i), 8));
@@ -430,6 +439,7 @@ static void ressd_cls_test_lru(struct kunit *test)
 /* The reference: each stream with the time it was last used. */
 struct ressd_t_stream {
 	sector_t end;
+	u64 len;
 	u64 used;
 	bool valid;
 };
@@ -461,7 +471,9 @@ static void ressd_cls_test_model(struct kunit *test)
 			    (i == RESSD_STREAMS || model[k].used > model[i].used))
 				i = k;
 		if (i < RESSD_STREAMS) {
-			want = false;
+			/* Two 4 KiB blocks of it at least before this one. */
+			want = model[i].len < 16 && sectors <= small;
+			model[i].len += sectors;
 		} else {
 			/* A free entry, else the least recently used. */
 			for (i = 0, k = 0; i < RESSD_STREAMS; i++) {
@@ -474,6 +486,7 @@ static void ressd_cls_test_model(struct kunit *test)
 			}
 			i = k;
 			want = sectors <= small;
+			model[i].len = sectors;
 		}
 		model[i].valid = true;
 		model[i].end = start + sectors;
