@@ -336,23 +336,25 @@ full writes:      0 (small writes sent home because the log was full)
 mover yields:     2 (pauses for foreground I/O)
 bytes written:    46.9 MiB by the users, 93.8 MiB to the devices (write amplification 2.00)
 erase units:      2 written whole, 1 up to their last block, 3 sparse; 1.0 MiB read home to fill them
+home merges:      6 for 9000 blocks moved home (8994 avoided, against a merge a block)
 density cleaning: 700 blocks copied forward, 300 moved home from beyond the region (250 of them unmapped at once)
 tunables:         small_write_max 16, high_watermark 50, low_watermark 0, mover_batch 1024
 EOF
 "$tool" status --from-line "$line" --json >"$tmp/st.json" || fail "status --json"
-[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.user_write_bytes,.dev_write_bytes,.write_amplification,.fill_read_bytes,.units_sparse,.units_prefix,.units_whole,.copy_forwards,.far_moves,.far_dropped,.length]' "$tmp/st.json")" = \
-	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,49152000,98304000,2,1048576,3,1,2,700,300,250,120832]' ] ||
+[ "$(jq -c '[.used_slots,.total_slots,.mapped_blocks,.index_bytes,.redirected_writes,.direct_writes,.split_reads,.moved_blocks,.mover_writes,.metadata_commits,.mode,.full_writes,.mover_yields,.user_write_bytes,.dev_write_bytes,.write_amplification,.fill_read_bytes,.units_sparse,.units_prefix,.units_whole,.copy_forwards,.far_moves,.far_dropped,.merges_avoided,.length]' "$tmp/st.json")" = \
+	'[4012,16382,3120,524320,12000,400,3,9000,800,1500,"rw",0,2,49152000,98304000,2,1048576,3,1,2,700,300,250,8994,120832]' ] ||
 	{ cat "$tmp/st.json"; fail "status --json fields"; }
 [ "$(jq '.redirected_share * 1000 | round' "$tmp/st.json")" = 968 ] || fail "redirected share"
 # The target's fields alone; a kernel without the extras; a newer one with more.
 "$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
-[ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null]' ] ||
+[ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification,.merges_avoided]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null,null]' ] ||
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
 "$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13" >"$tmp/st" || fail "28 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
-	! grep -q "erase units:" "$tmp/st" && ! grep -q "density cleaning:" "$tmp/st" &&
+	! grep -q "erase units:" "$tmp/st" && ! grep -q "home merges:" "$tmp/st" &&
+	! grep -q "density cleaning:" "$tmp/st" &&
 	! grep -q "log mode:" "$tmp/st"; } ||
 	{ cat "$tmp/st"; fail "28 fields"; }
 while IFS='|' read -r bad msg; do

@@ -209,6 +209,23 @@ int table_parse(const char *line, struct ressd_table *t, char *err, size_t errle
 	return 0;
 }
 
+/* Erase units the mover wrote to (with a model that has a unit size). */
+static u64 status_units(const struct ressd_status *st)
+{
+	return st->units_sparse + st->units_prefix + st->units_whole;
+}
+
+/*
+ * Merges of an erase unit the mover's home writes spared the device, against
+ * writing each block home on its own: a merge a unit instead of one a block.
+ */
+static u64 status_merges_avoided(const struct ressd_status *st)
+{
+	u64 units = status_units(st);
+
+	return st->moved_blocks > units ? st->moved_blocks - units : 0;
+}
+
 static const char *mode_words(const char *mode)
 {
 	if (!strcmp(mode, "rw"))
@@ -295,10 +312,14 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 				(double)st->dev_write_bytes / (double)st->user_write_bytes);
 		fprintf(f, "\n");
 	}
-	if (st->has_units && st->units_sparse + st->units_prefix + st->units_whole)
+	if (st->has_units && st->units_sparse + st->units_prefix + st->units_whole) {
 		fprintf(f, "erase units:      %" PRIu64 " written whole, %" PRIu64 " up to their last block, %"
 			PRIu64 " sparse; %s read home to fill them\n", st->units_whole,
 			st->units_prefix, st->units_sparse, human_bytes(st->fill_read_bytes, h1));
+		fprintf(f, "home merges:      %" PRIu64 " for %" PRIu64 " blocks moved home (%" PRIu64
+			" avoided, against a merge a block)\n", status_units(st), st->moved_blocks,
+			status_merges_avoided(st));
+	}
 	if (t)
 		fprintf(f, "tunables:         small_write_max %u, high_watermark %u, low_watermark %u, mover_batch %u\n",
 			t->t.small_write_max, t->t.high_watermark, t->t.low_watermark,
@@ -379,6 +400,8 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 	json_opt_u64(&j, "units_sparse", st->has_units, st->units_sparse);
 	json_opt_u64(&j, "units_prefix", st->has_units, st->units_prefix);
 	json_opt_u64(&j, "units_whole", st->has_units, st->units_whole);
+	json_opt_u64(&j, "merges_avoided", st->has_units && status_units(st),
+		     status_merges_avoided(st));
 	json_opt_u64(&j, "copy_forwards", st->has_density, st->copy_forwards);
 	json_opt_u64(&j, "far_moves", st->has_density, st->far_moves);
 	json_opt_u64(&j, "far_dropped", st->has_density, st->far_dropped);
