@@ -1488,6 +1488,8 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -ENOMEM;
 		goto bad;
 	}
+	/* Until the first measure: the model's choice with nothing absorbed. */
+	rc->log_pass = ressd_log_pass(&rc->tunables.dev_model, 0, false);
 
 	r = bioset_init(&rc->bs, 64, 0, BIOSET_NEED_BVECS);
 	if (r) {

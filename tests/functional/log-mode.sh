@@ -25,6 +25,13 @@ ws() { # <seed> <blocks> <writes>: 4 KiB direct random writes over the first <bl
 		--journal "$TMPDIR/lm-$1.journal" >/dev/null || fail "writer $1"
 }
 writer_build
+# Before the first decision (a log's worth of small blocks: about 1000
+# writes here) nothing has been seen absorbed: the model's choice for that.
+note "the first writes, before any measure: the model's choice with nothing absorbed (pass)"
+ws 0 8192 300
+show_status lm "after 300 writes"
+[ "$(status_field lm 22)" -eq 300 ] && [ "$(status_field lm 4)" -eq 0 ] ||
+	fail "the first 300 writes: $(status_field lm 22) passed, $(status_field lm 4) logged"
 note "uniform random writes over 8 times the log's blocks: passed through"
 ws 1 8192 6000
 show_status lm "after the random writes"
