@@ -584,6 +584,19 @@ static enum ressd_map_op __ressd_map_home(struct ressd_c *rc, struct bio *bio,
 }
 
 /*
+ * log_mode auto's choice until its first measure: the model's for an
+ * absorbed share of 0 (a device with an erase unit always logs).
+ * (rc->lock held)
+ */
+static void __ressd_log_mode_reset(struct ressd_c *rc, const struct ressd_tunables *t)
+{
+	lockdep_assert_held(&rc->lock);
+	rc->log_pass = ressd_log_pass(&t->dev_model, 0, false);
+	rc->ghost_writes = 0;
+	rc->ghost_hits = 0;
+}
+
+/*
  * Does this small write pass through (log_mode)?  With auto, each of its
  * blocks goes through the ghost log, and once a log's worth of small blocks
  * has been seen the model decides again (ressd_log_pass()): the choice
@@ -1244,6 +1257,10 @@ static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return r;
 		}
 		spin_lock_irq(&rc->lock);
+		/* A new model or mode: its choice from scratch, as at creation. */
+		if (memcmp(&t.dev_model, &rc->tunables.dev_model, sizeof(t.dev_model)) ||
+		    t.log_mode != rc->tunables.log_mode)
+			__ressd_log_mode_reset(rc, &t);
 		rc->tunables = t;
 		spin_unlock_irq(&rc->lock);
 		ressd_mover_kick(rc);
@@ -1488,8 +1505,9 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -ENOMEM;
 		goto bad;
 	}
-	/* Until the first measure: the model's choice with nothing absorbed. */
-	rc->log_pass = ressd_log_pass(&rc->tunables.dev_model, 0, false);
+	spin_lock_irq(&rc->lock);
+	__ressd_log_mode_reset(rc, &rc->tunables);
+	spin_unlock_irq(&rc->lock);
 
 	r = bioset_init(&rc->bs, 64, 0, BIOSET_NEED_BVECS);
 	if (r) {

@@ -32,6 +32,17 @@ ws 0 8192 300
 show_status lm "after 300 writes"
 [ "$(status_field lm 22)" -eq 300 ] && [ "$(status_field lm 4)" -eq 0 ] ||
 	fail "the first 300 writes: $(status_field lm 22) passed, $(status_field lm 4) logged"
+# A model with an erase unit set at run time logs at once (such a device
+# always logs), and the page-mapped one set back passes at once again.
+note "set dev_model: the new model's choice from its first write"
+dmsetup message lm 0 set dev_model "$MODEL_SSD_A" || fail "set dev_model ssd-a"
+ws 3 8192 50
+[ "$(status_field lm 4)" -eq 50 ] && [ "$(status_field lm 22)" -eq 300 ] ||
+	fail "ssd-a's model: $(status_field lm 4) logged, $(status_field lm 22) passed, expected 50 and 300"
+dmsetup message lm 0 set dev_model $SSD_C || fail "set dev_model ssd-c"
+ws 4 8192 50
+[ "$(status_field lm 4)" -eq 50 ] && [ "$(status_field lm 22)" -eq 350 ] ||
+	fail "ssd-c's model again: $(status_field lm 4) logged, $(status_field lm 22) passed, expected 50 and 350"
 note "uniform random writes over 8 times the log's blocks: passed through"
 ws 1 8192 6000
 show_status lm "after the random writes"
