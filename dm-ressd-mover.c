@@ -65,7 +65,7 @@
 
 /* Slots one round takes at most (its plan array is 16 bytes a slot). */
 #define RESSD_MOVER_MAX_REGION	65536
-/* Moves one lock hold of ressd_round_drop_far() looks at, at most. */
+/* Moves one lock hold of ressd_round_drop_pass() looks at, at most. */
 #define RESSD_DROP_STEP		64
 /* Index runs one hold of the index lock walks, at most (unit counts). */
 #define RESSD_SCAN_STEP		64
@@ -531,7 +531,7 @@ struct ressd_round {
 	u32 want;		/* slots to move at the most */
 	u32 batch;		/* blocks a batch */
 	u32 n;			/* live blocks planned */
-	struct ressd_move *mv;	/* want + RESSD_REC_MAX_ITEMS of them */
+	struct ressd_move *mv;	/* want + RESSD_REC_MAX_ITEMS + far_cap */
 	struct page **pages;	/* batch pages */
 	struct page *trailer;	/* a trailer read back */
 	struct ressd_readahead *ra;
@@ -834,7 +834,7 @@ static int ressd_move_slot_cmp(const void *a, const void *b)
 static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 {
 	u64 origin_blocks = rc->lg.origin_blocks, P = r->unit_pages;
-	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd, per;
+	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd, per, fwd, before;
 
 	if (!r->density || !r->n)
 		return;
@@ -858,26 +858,35 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
 	per = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
 	max_fwd = div_u64((u64)max_fwd * per, per + 1);
-	ressd_density_decide(r->tally, nt, max_fwd, &d);
+	fwd = ressd_density_decide(r->tally, nt, max_fwd, &d);
 
 	/*
 	 * The dense units' blocks beyond the region, after the region's moves.
-	 * A unit is written whole once with all its logged blocks, or it is
-	 * not sent home: one whose blocks would not fit is copied forward.
+	 * A unit goes home once with all its logged blocks: one whose blocks
+	 * do not fit among the far moves (more than the log's slots, or
+	 * written since the count) is copied forward if the round may copy
+	 * that much more, else it goes home with the region's blocks alone.
 	 */
 	for (k = 0; k < nt; k++) {
 		s64 lo;
 
 		if (!r->tally[k].home)
 			continue;
-		if (r->tally[k].dirty > r->tally[k].nr &&
-		    r->n_far + r->tally[k].dirty - r->tally[k].nr > r->far_cap) {
-			r->tally[k].home = false;
-			continue;
+		before = r->n_far;
+		if (r->tally[k].dirty <= r->tally[k].nr ||
+		    r->n_far + r->tally[k].dirty - r->tally[k].nr <= r->far_cap) {
+			ressd_unit_of(&r->dm, rc->geo.origin_offset,
+				      r->mv[r->tally[k].first].block, &lo);
+			ressd_round_unit_scan(rc, r, lo > 0 ? lo : 0,
+					      min((u64)(lo + (s64)P), origin_blocks), true);
+			if (r->n_far < r->far_cap)
+				continue;
+			r->n_far = before;	/* cut short: none of them */
 		}
-		ressd_unit_of(&r->dm, rc->geo.origin_offset, r->mv[r->tally[k].first].block, &lo);
-		ressd_round_unit_scan(rc, r, lo > 0 ? lo : 0,
-				      min((u64)(lo + (s64)P), origin_blocks), true);
+		if (fwd + r->tally[k].nr <= max_fwd) {
+			r->tally[k].home = false;
+			fwd += r->tally[k].nr;
+		}
 	}
 	/* Home: the dense units' region moves, then the far ones; the rest forward. */
 	for (k = 0; k < nt; k++) {
@@ -1043,6 +1052,7 @@ static u64 ressd_round_drop_pass(struct ressd_c *rc, struct ressd_round *r, u32 
 {
 	u64 dropped = 0, synced = U64_MAX;
 	u32 first, end, i, len;
+	bool full = false;
 
 	*held = 0;
 	for (first = 0; first < r->n_home; first = end) {
@@ -1062,11 +1072,21 @@ static u64 ressd_round_drop_pass(struct ressd_c *rc, struct ressd_round *r, u32 
 			while (i + len < end && r->mv[i + len].block == r->mv[i].block + len &&
 			       __ressd_round_droppable(rc, r, i + len, first))
 				len++;
+			/*
+			 * The slots kept for home writes' invalidations are
+			 * theirs: a far block left mapped costs only a move.
+			 */
+			if (rc->log.used + RESSD_INVAL_RESERVE >= rc->lg.nr_slots) {
+				full = true;
+				break;
+			}
 			if (!__ressd_log_invalidate(rc, r->mv[i].block, len))
 				break;
 			dropped += len;
 		}
 		spin_unlock_irq(&rc->lock);
+		if (full)
+			break;
 		if (i < end) {
 			/*
 			 * No record buffer free (the invalidations filled them)
@@ -1180,6 +1200,9 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 		} else {
 			if (i + st.n > r->fill_hi)
 				err = ressd_round_fill_read(rc, r, &g, i);
+			/* The moves read for it, or the fill would write others' pages. */
+			if (!err && WARN_ON_ONCE(i < r->fill_lo || i + st.n > r->fill_hi))
+				err = -EIO;
 			if (!err)
 				err = ressd_mover_fill(rc, r->mv + i, st.n,
 						       r->fill + r->unit_pages + (i - r->fill_lo),
