@@ -142,10 +142,11 @@ static u32 __ressd_max_data(struct ressd_c *rc)
 		     RESSD_REC_MAX_ITEMS);
 }
 
-static bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
+bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 {
 	u32 limit = rc->lg.nr_slots - (reserve ? 0 : RESSD_INVAL_RESERVE);
 
+	lockdep_assert_held(&rc->lock);
 	return rc->log.used + need <= limit;
 }
 

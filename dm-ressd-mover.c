@@ -1076,7 +1076,7 @@ static u64 ressd_round_drop_pass(struct ressd_c *rc, struct ressd_round *r, u32 
 			 * The slots kept for home writes' invalidations are
 			 * theirs: a far block left mapped costs only a move.
 			 */
-			if (rc->log.used + RESSD_INVAL_RESERVE >= rc->lg.nr_slots) {
+			if (!__ressd_log_room(rc, 1, false)) {
 				full = true;
 				break;
 			}

@@ -473,6 +473,11 @@ u32 __ressd_log_unwritten(struct ressd_c *rc, u64 *out);
  */
 bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
 /*
+ * Is there room for @need more slots, with (@reserve) or without the
+ * RESSD_INVAL_RESERVE kept for invalidations?  (rc->lock held)
+ */
+bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve);
+/*
  * Home writes over logged blocks (rc->lock held, never sleep): _begin at
  * map(), before the write goes home; _end at its completion, which records
  * the invalidation (false: no room yet, @inv is marked held and counted,
