@@ -150,6 +150,24 @@ bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 	return rc->log.used + need <= limit;
 }
 
+/*
+ * The fewest used slots at which the log may refuse a small write for room:
+ * below it the largest write a record takes (small_write_max, at most
+ * __ressd_max_data() blocks) still fits in a record of its own, header
+ * included.  On a small log this lies below a high_watermark of 90 %; the
+ * mover must start there at the latest, or the log, refusing every small
+ * write, would stay below its watermark for good.  (rc->lock held)
+ */
+u32 __ressd_log_full_at(struct ressd_c *rc)
+{
+	u32 limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
+	u32 need = 1 + min_t(u32, __ressd_max_data(rc),
+			     rc->tunables.small_write_max / RESSD_SECTORS_PER_BLOCK);
+
+	lockdep_assert_held(&rc->lock);
+	return need < limit ? limit + 1 - need : 1;
+}
+
 /* Hand out @n slots at head (data blocks of the open record). */
 static void __ressd_advance_head(struct ressd_c *rc, u32 n)
 {

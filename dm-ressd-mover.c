@@ -1339,8 +1339,9 @@ static int ressd_mover_round(struct ressd_c *rc)
  * moves the log down to low_watermark, and the mover then waits until the
  * log passes high_watermark again.  Large rounds are what makes the home
  * writes cheap: the more blocks one round sorts, the more of them share an
- * erase unit of the device.  @active is set at high_watermark and cleared
- * by the thread after each round.
+ * erase unit of the device.  @active is set at high_watermark (or where the
+ * log may first refuse a small write, when that is lower: a small log) and
+ * cleared by the thread after each round.
  */
 static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 {
@@ -1350,6 +1351,7 @@ static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 
 	spin_lock_irq(&rc->lock);
 	high = DIV_ROUND_UP_ULL((u64)rc->lg.nr_slots * rc->tunables.high_watermark, 100);
+	high = min(high, __ressd_log_full_at(rc));
 	__ressd_log_region(rc, &reg);
 	if (reg.used >= high)
 		*active = true;

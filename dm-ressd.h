@@ -477,6 +477,8 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
  * RESSD_INVAL_RESERVE kept for invalidations?  (rc->lock held)
  */
 bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve);
+/* Used slots from which a small write may find no room.  (rc->lock held) */
+u32 __ressd_log_full_at(struct ressd_c *rc);
 /*
  * Home writes over logged blocks (rc->lock held, never sleep): _begin at
  * map(), before the write goes home; _end at its completion, which records

@@ -7,6 +7,7 @@
 # The phases use disjoint regions, so that the first one's data can be
 # verified at the end:
 #   rand4k [0, 256M)  fill [256M, 512M)  seq1m [512M, 576M)  wm [600M, 1G)
+# and a last target with the smallest log (its own data, verified by fio).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B
@@ -116,4 +117,20 @@ done
 echo "figure: after the watermark run: $(used)/$slots used, mover pauses for foreground I/O $(f 12)"
 [ "$(used)" -le $((slots * 40 / 100)) ] || fail "above the high watermark: $(used)/$slots"
 dm_remove dp
+
+# The smallest log (16 slots, RESSD_INVAL_RESERVE of them kept for
+# invalidations, a record of one block and its header a write) never
+# reaches a high_watermark of 90 %: the mover must start where the log
+# first refuses a small write for room, or every small write goes home.
+note "the smallest log, high_watermark 90: the mover starts where small writes run out of room"
+zero_at "$B" 8 0
+dm_create dq "0 $DISK_A_SECTORS ressd $A 0 $B 0 144 6 mover_batch 16 small_write_max 8 high_watermark 90"
+dev=/dev/mapper/dq
+fio_run tiny --rw=randwrite --bs=4k --iodepth=1 --io_size=2M --size=256M \
+	--verify=crc32c --do_verify=1 --verify_state_save=0
+echo "figure: 512 writes to a log of 16 slots: $(status_field dq 4) redirected," \
+	"$(status_field dq 11) sent home for room, $(status_field dq 7) moved home"
+[ "$(status_field dq 7)" -gt 0 ] || fail "the mover never ran: the log stayed below high_watermark"
+[ "$(status_field dq 4)" -ge 64 ] || fail "only $(status_field dq 4) of 512 small writes logged"
+dm_remove dq
 echo "data path checks passed"
