@@ -82,6 +82,13 @@ for layer in "${layers[@]}"; do
 		# Debian kernel's timers, and guest-ressdsetup, a process or more
 		# a block, takes 4 minutes here but over 20 in UML)
 		vm_tests+=(tools/ressdsetup/tests/guest-*.sh)
+		# vm-6.12 leaves out what exercises the test bench and the tool
+		# rather than the target (the emulated SSD's timing calibration,
+		# 2 minutes; guest-ressdsetup, the tool's commands against the
+		# target, 4): the same code on either kernel, and without them
+		# make test stays under 75 minutes
+		[ "$series" = 6.12 ] && mapfile -t vm_tests < <(printf '%s\n' "${vm_tests[@]}" |
+			grep -Ev '/(ftlsim-calibration|guest-ressdsetup)\.sh$')
 		RESSD_KERNEL=$series RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh vm "${vm_tests[@]}"
 		rc=$?
 		counts=.out/$layer/counts ;;
