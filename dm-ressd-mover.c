@@ -485,11 +485,27 @@ static u64 ressd_foreground_ios(struct ressd_c *rc)
 }
 
 /*
+ * The mover's marks, in slots: it starts at @high, high_watermark or where
+ * the log may first refuse a small write when that is lower (a small log);
+ * a round goes down to @low, low_watermark, below @high whatever the
+ * tunables (else a round with nothing to move would start again at once).
+ * (rc->lock held)
+ */
+static void __ressd_mover_marks(struct ressd_c *rc, u32 *high, u32 *low)
+{
+	*high = DIV_ROUND_UP_ULL((u64)rc->lg.nr_slots * rc->tunables.high_watermark, 100);
+	*high = min(*high, __ressd_log_full_at(rc));
+	*low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
+	*low = min(*low, *high - 1);
+}
+
+/*
  * Between two batches: when the target's users issued I/O during the last
  * batch, pause as long as that batch took (at most RESSD_MOVER_YIELD_MS), so
  * that the mover takes at most about half of the device while they are
  * busy; no pause when they are idle, during a drain, or when the log is
- * nearly full (pausing then would only send small writes home directly).
+ * nearly full or may refuse small writes (pausing then would only send
+ * them home directly).
  */
 #define RESSD_MOVER_YIELD_MS	20
 #define RESSD_MOVER_NO_YIELD_PCT	90
@@ -498,12 +514,15 @@ static void ressd_mover_yield(struct ressd_c *rc, u64 *fg, s64 batch_us)
 {
 	u64 now = ressd_foreground_ios(rc);
 	bool busy = now != *fg;
+	u32 used;
 	u64 pct;
 
 	*fg = now;
 	spin_lock_irq(&rc->lock);
-	pct = div_u64((u64)ressd_log_used(rc) * 100, rc->lg.nr_slots);
-	busy = busy && !rc->mover.draining && pct < RESSD_MOVER_NO_YIELD_PCT;
+	used = ressd_log_used(rc);
+	pct = div_u64((u64)used * 100, rc->lg.nr_slots);
+	busy = busy && !rc->mover.draining && pct < RESSD_MOVER_NO_YIELD_PCT &&
+	       used < __ressd_log_full_at(rc);
 	spin_unlock_irq(&rc->lock);
 	if (!busy || batch_us <= 0)
 		return;
@@ -620,8 +639,9 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 	r->batch = ressd_block_of(rc->tunables.mover_batch);
 	r->dm = rc->tunables.dev_model;
 	if (!rc->mover.draining && !__ressd_mover_needed(rc)) {
-		u32 low = div_u64((u64)rc->lg.nr_slots * rc->tunables.low_watermark, 100);
+		u32 high, low;
 
+		__ressd_mover_marks(rc, &high, &low);
 		r->want = min(r->want, reg.used > low ? reg.used - low : 0);
 		/*
 		 * Density: one segment from the tail a round, an eighth of
@@ -1346,12 +1366,11 @@ static int ressd_mover_round(struct ressd_c *rc)
 static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 {
 	struct ressd_log_region reg;
+	u32 high, low;
 	bool run;
-	u32 high;
 
 	spin_lock_irq(&rc->lock);
-	high = DIV_ROUND_UP_ULL((u64)rc->lg.nr_slots * rc->tunables.high_watermark, 100);
-	high = min(high, __ressd_log_full_at(rc));
+	__ressd_mover_marks(rc, &high, &low);
 	__ressd_log_region(rc, &reg);
 	if (reg.used >= high)
 		*active = true;
