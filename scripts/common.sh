@@ -107,9 +107,10 @@ ressd_source_tree() {
 
 # ressd_build_modules <kdir> <build dir> <log> [make args...]: copy the
 # kernel sources of the tree (the target, its KUnit suites, dm-ftlsim) to
-# <build dir> and build them there against <kdir>, dm-ftlsim included
-# (CONFIG_DM_RESSD_FTLSIM=m), with the make output in <log>.  Returns make's
-# status.
+# <build dir> and build them there against <kdir>, dm-ftlsim and the crash
+# harness's recorder included (CONFIG_DM_RESSD_FTLSIM=m,
+# CONFIG_DM_RESSD_RECORDER=m), with the make output in <log>.  Returns
+# make's status.
 ressd_build_modules() {
 	local kdir=$1 b=$2 log=$3
 	shift 3
@@ -119,7 +120,8 @@ ressd_build_modules() {
 	rsync -a --delete --exclude=/.out --exclude=results --include='*/' --include='*.c' \
 		--include='*.h' --include=Kbuild --include=VERSION --exclude='*' --prune-empty-dirs \
 		"$RESSD_TOP/" "$b/" || return 1
-	make -C "$kdir" M="$b" CONFIG_DM_RESSD_FTLSIM=m "$@" modules >"$log" 2>&1
+	make -C "$kdir" M="$b" CONFIG_DM_RESSD_FTLSIM=m CONFIG_DM_RESSD_RECORDER=m "$@" \
+		modules >"$log" 2>&1
 }
 
 # ressd_build_bench_modules <dir>: build dm_ressd.ko and dm_ftlsim.ko against

@@ -6,9 +6,9 @@
  *
  * dm-log-writes-ordered: drivers/md/dm-log-writes.c of Linux 6.12 for the
  * dm-ressd crash harness (tests/crash/replay.sh), as target
- * "lw-ordered", with one change: a flush logs, just before itself,
- * every write that completed before the flush completed, where
- * dm-log-writes logs those that completed before the flush was mapped.
+ * "lw-ordered", with one change: a flush logs, just before itself, every
+ * write that completed before it was mapped and is not logged yet, where
+ * dm-log-writes logs only those it took from the list at its map.
  *
  * Why.  With two flushes in flight, dm-log-writes logs each at its own
  * completion with the writes it took at its map: flush F1 takes write W,
@@ -16,12 +16,14 @@
  * takes nothing and completes first, and a mark sent after F2 lands in the
  * log before W.  A replay of the prefix up to that mark then lacks W, a
  * state no disk can be in, and the harness reported acknowledged, flushed
- * data as lost.  Logged at the flush's completion, every write a completed
- * flush made durable comes before it; a write logged before a flush that
- * did not yet make it durable (it completed after the flush was issued)
- * may be on the medium anyway, and states without it are still the cuts,
- * subsets and torn writes the harness takes inside the window before the
- * flush.  Also left out: DAX, which the harness does not use.
+ * data as lost.  Here each write without FUA gets a number when it
+ * completes (done), a flush notes the last number at its map, and its
+ * completion logs, in completion order, the writes not yet logged up to
+ * that number: those it made durable, whichever flush took them first.  A
+ * write that completed after the flush was mapped stays for a later flush,
+ * as in dm-log-writes, so that a target issuing a flush before the writes
+ * it must cover have completed is still seen.  Also left out: DAX, which
+ * the harness does not use.
  */
 
 #include <linux/device-mapper.h>
@@ -130,6 +132,7 @@ struct log_writes_c {
 	sector_t end_sector;
 	bool logging_enabled;
 	bool device_supports_discard;
+	u64 done;			/* writes without FUA completed */
 	spinlock_t blocks_lock;
 	struct list_head unflushed_blocks;
 	struct list_head logging_blocks;
@@ -145,6 +148,7 @@ struct pending_block {
 	sector_t nr_sectors;
 	char *data;
 	u32 datalen;
+	u64 seq;	/* a write: its done number; a flush: done at its map */
 	struct list_head list;
 	struct bio_vec vecs[];
 };
@@ -716,6 +720,11 @@ static int log_writes_map(struct dm_target *ti, struct bio *bio)
 		block->flags |= LOG_FUA_FLAG;
 	if (discard_bio)
 		block->flags |= LOG_DISCARD_FLAG;
+	if (flush_bio) {
+		spin_lock_irq(&lc->blocks_lock);
+		block->seq = lc->done;
+		spin_unlock_irq(&lc->blocks_lock);
+	}
 	if (meta_bio)
 		block->flags |= LOG_METADATA_FLAG;
 
@@ -731,7 +740,7 @@ static int log_writes_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 
-	/* An empty flush: its completion logs the writes completed before it. */
+	/* An empty flush: its completion logs the writes done before its map. */
 	if (flush_bio && !bio_sectors(bio))
 		goto map_bio;
 
@@ -784,15 +793,23 @@ static int normal_end_io(struct dm_target *ti, struct bio *bio,
 
 		spin_lock_irqsave(&lc->blocks_lock, flags);
 		if (block->flags & LOG_FLUSH_FLAG) {
-			/* every write completed by now, then the flush */
-			list_splice_tail_init(&lc->unflushed_blocks, &lc->logging_blocks);
+			struct pending_block *w, *tmp;
+
+			/* the writes done before its map, in order, then the flush */
+			list_for_each_entry_safe(w, tmp, &lc->unflushed_blocks, list) {
+				if (w->seq > block->seq)
+					break;
+				list_move_tail(&w->list, &lc->logging_blocks);
+			}
 			list_add_tail(&block->list, &lc->logging_blocks);
 			wake_up_process(lc->log_kthread);
 		} else if (block->flags & LOG_FUA_FLAG) {
 			list_add_tail(&block->list, &lc->logging_blocks);
 			wake_up_process(lc->log_kthread);
-		} else
+		} else {
+			block->seq = ++lc->done;
 			list_add_tail(&block->list, &lc->unflushed_blocks);
+		}
 		spin_unlock_irqrestore(&lc->blocks_lock, flags);
 	}
 

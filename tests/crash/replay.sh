@@ -6,11 +6,11 @@
 #   writer -> dm-ressd -> dm-log-writes -> disk A        (log on disk B)
 #
 # (dm-log-writes here is tests/crash/dm-log-writes-ordered.ko, target
-# lw-ordered: the kernel's, but a flush logs every write completed
-# before the flush completed, not only those completed before it was
-# mapped.  With the kernel's, two flushes in flight could log a flushed
-# write after a later flush and a writer mark, and the replay of the prefix
-# up to that mark reported the acknowledged write as lost.)
+# lw-ordered: the kernel's, but a flush logs every write completed before
+# its map that no flush logged yet, not only those it took at its map.  With
+# the kernel's, two flushes in flight could log a flushed write after a
+# later flush and a writer mark, and the replay of the prefix up to that
+# mark reported the acknowledged write as lost.)
 #
 # dm-ressd uses one device for the normal area and the log (the log after the
 # normal area), so one dm-log-writes device records every write, flush and
