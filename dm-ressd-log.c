@@ -153,10 +153,11 @@ bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 /*
  * The fewest used slots at which the log may refuse a small write for room:
  * below it the largest write a record takes (small_write_max, at most
- * __ressd_max_data() blocks) still fits in a record of its own, header
- * included.  On a small log this lies below a high_watermark of 90 %; the
- * mover must start there at the latest, or the log, refusing every small
- * write, would stay below its watermark for good.  (rc->lock held)
+ * __ressd_max_data() blocks) still fits in a record of its own, its
+ * trailer's slot included.  On a small log this lies below a high_watermark
+ * of 90 %; the mover must start there at the latest, or the log, refusing
+ * every small write, would stay below its watermark for good.
+ * (rc->lock held)
  */
 u32 __ressd_log_full_at(struct ressd_c *rc)
 {
