@@ -119,7 +119,7 @@ echo "figure: after the watermark run: $(used)/$slots used, mover pauses for for
 dm_remove dp
 
 # The smallest log (16 slots, RESSD_INVAL_RESERVE of them kept for
-# invalidations, a record of one block and its header a write) never
+# invalidations, a record of one block and its trailer a write) never
 # reaches a high_watermark of 90 %: the mover must start where the log
 # first refuses a small write for room, or every small write goes home.
 note "the smallest log, high_watermark 90: the mover starts where small writes run out of room"

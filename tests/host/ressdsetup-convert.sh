@@ -221,8 +221,8 @@ for k in 1 2 3 4 5; do
 	# In a process group of its own, killed whole: killing the children
 	# (pkill -P) and then the tool let a resize2fs the tool started in
 	# between run on, orphaned, while the rerun checked and resized the
-	# same file system ("Superblock checksum does not match" once in CI's
-	# host layer).
+	# same file system ("Superblock checksum does not match", once in four
+	# runs of the host layer).
 	setsid "$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 &
 	pid=$!
 	sleep "0.0$((RANDOM % 10))"	# (a convert of this image takes about 50 ms)
