@@ -16,10 +16,12 @@
 #    the last step of either (the superblock overwritten or kept) is
 #    finished by a rerun; the raw file system written to or grown between
 #    an interrupted convert and the rerun keeps what was written; SIGKILL
-#    at random moments of convert, then a rerun;
+#    at random moments of convert, then a rerun; resize2fs killed at chosen
+#    writes of convert's shrink and decommission's grow, then a rerun;
 #  - refusals: no file system, a formatted (not converted) device, a
 #    decommission interrupted and then convert, a damaged label over a used
-#    log, a partition that changed size.
+#    log, a partition that changed size, a damaged file system without the
+#    error flag.
 #
 # Prints "ok:" lines; exits non-zero at the first failure.
 set -uo pipefail
@@ -30,7 +32,7 @@ tool=$dir/ressdsetup
 # shellcheck source=tests/lib/host.sh disable=SC1091
 . "$RESSD_TOP/tests/lib/host.sh"
 
-ressd_apt_install gcc make e2fsprogs ||
+ressd_apt_install gcc make e2fsprogs strace ||
 	fail "could not install the packages this test needs"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/convert-test.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
@@ -234,6 +236,46 @@ for k in 1 2 3 4 5; do
 	converted "$img" "convert killed ($k), run again"
 done
 ok "convert killed (SIGKILL) at 5 random moments, run again: converted, every file"
+
+# ---- SIGKILL inside resize2fs, at its n-th write ----
+# An interrupted resize2fs leaves the file system marked as having errors
+# and, from its first block moves on, with problems e2fsck -p will not
+# repair ("Resize inode not valid": resize2fs asks for e2fsck -fy after an
+# aborted resize): the rerun repairs it and goes on.  A resize2fs of strace
+# earlier in PATH kills the real one at its n-th pwrite64 (of about 290 for
+# the shrink, 30 for the grow); a file system with an unrepairable problem
+# and no error flag is refused.
+mkdir "$tmp/wrap"
+cat >"$tmp/wrap/resize2fs" <<EOS
+#!/bin/sh
+exec strace -f -o /dev/null -e trace=pwrite64 -e inject=pwrite64:signal=KILL:when=\$KILL_AT $(command -v resize2fs) "\$@"
+EOS
+chmod +x "$tmp/wrap/resize2fs"
+for n in 3 40 200; do
+	fresh "$img"
+	rc=0
+	KILL_AT=$n PATH=$tmp/wrap:$PATH "$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
+	[ $rc = 4 ] && grep -q "resize2fs.*exit" "$tmp/out.log" || { cat "$tmp/out.log"; fail "convert with resize2fs killed at write $n: exit $rc"; }
+	cp "$img" "$tmp/q.img"
+	[ $n != 40 ] || { e2fsck -f -p "$tmp/q.img" >/dev/null 2>&1; [ $? -ge 4 ]; } ||
+		fail "resize2fs killed at write $n left a file system e2fsck -p repairs: the check tests nothing"
+	finish_with convert "after resize2fs was killed at its write $n"
+done
+for n in 3 15; do
+	fresh "$img"
+	"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
+	rc=0
+	KILL_AT=$n PATH=$tmp/wrap:$PATH "$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 || rc=$?
+	[ $rc = 4 ] && grep -q "resize2fs.*exit" "$tmp/out.log" || { cat "$tmp/out.log"; fail "decommission with resize2fs killed at write $n: exit $rc"; }
+	finish_with decommission "after resize2fs was killed at its write $n"
+done
+fresh "$img"
+debugfs -w -R "clri <7>" "$img" >/dev/null 2>&1 || fail "debugfs clri"
+rc=0
+"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
+{ [ $rc = 4 ] && grep -q "repair the file system (e2fsck -f $img) first" "$tmp/out.log"; } ||
+	{ cat "$tmp/out.log"; fail "convert of a damaged file system not marked with errors: exit $rc"; }
+ok "resize2fs killed inside convert (3 writes) and decommission (2), run again: finished, every file; a damaged file system without the error flag is refused"
 
 # ---- refusals ----
 truncate -s 64M "$tmp/empty.img"

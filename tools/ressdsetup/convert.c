@@ -46,6 +46,7 @@
 #define AREA		(RESSD_LABEL_AREA_SECTORS * SECTOR_SIZE)	/* 1 MiB */
 #define EXT_SB_OFF	1024
 #define EXT_MAGIC	0xEF53
+#define EXT_ERROR_FS	0x0002	/* s_state */
 #define EXT_INCOMPAT_64BIT	0x80
 
 /* An ext2/3/4 superblock in the 1 MiB at @head: 0 and its size in bytes, or -1. */
@@ -119,18 +120,66 @@ static int read_intent(const struct rdev *d, struct ressd_label *l)
 	return r;
 }
 
-static int run_fsck(const char *path)
+/*
+ * Does the ext superblock of @path carry the error flag (s_state &
+ * EXT2_ERROR_FS)?  resize2fs sets it before its first change and clears it
+ * when it has finished, so a resize2fs that was interrupted leaves it.
+ */
+static bool ext_marked_errors(const char *path)
 {
-	const char *args[] = { "-f", "-p", path, NULL };
+	u8 *head = xmalloc_aligned(RESSD_BLOCK_SIZE);
+	char err[256];
+	struct rdev d;
+	bool marked = false;
+
+	if (!rdev_open(&d, path, RDEV_READ, err, sizeof(err))) {
+		if (!rdev_read(&d, 0, head, RESSD_BLOCK_SIZE)) {
+			const u8 *sb = head + EXT_SB_OFF;
+
+			marked = (sb[56] | sb[57] << 8) == EXT_MAGIC &&
+				 ((sb[58] | sb[59] << 8) & EXT_ERROR_FS);
+		}
+		rdev_close(&d);
+	}
+	free(head);
+	return marked;
+}
+
+static int fsck(const char *path, const char *how)
+{
+	const char *args[] = { "-f", how, path, NULL };
 	int r;
 
-	printf("Checking the file system (e2fsck -f -p %s)...\n", path);
+	printf("Checking the file system (e2fsck -f %s %s)...\n", how, path);
 	r = run_prog("e2fsck", args, NULL);
 	/* 0: clean, 1: errors corrected */
-	if (r == 0 || r == 1)
+	return r == 0 || r == 1 ? 0 : r;
+}
+
+/*
+ * e2fsck -f -p; when that leaves problems on a file system marked as having
+ * errors (an interrupted resize2fs leaves one so: it asks for 'e2fsck -fy'
+ * after an aborted resize), e2fsck -f -y, after asking unless @batch.
+ */
+static int run_fsck(const char *path, bool batch)
+{
+	/* (before e2fsck -p, which sets the flag when it stops on a problem) */
+	bool marked = ext_marked_errors(path);
+	int r = fsck(path, "-p");
+
+	if (r > 0 && (r & 4) && marked) {
+		printf("%s: the file system is marked as having errors, as a resize2fs that was "
+		       "interrupted leaves it: it is repaired with e2fsck -f -y.\n", path);
+		if (!batch && !confirm("Repair the file system with e2fsck -f -y?")) {
+			errmsg("%s: not confirmed: repair it (e2fsck -f %s) first", path, path);
+			return EXIT_PARAM;
+		}
+		r = fsck(path, "-y");
+	}
+	if (!r)
 		return EXIT_OK;
-	errmsg("%s: e2fsck -f -p %s: exit %d: repair the file system (e2fsck -f %s) first",
-	       path, r < 0 ? "could not run" : "failed", r, path);
+	errmsg("%s: e2fsck -f: exit %d: repair the file system (e2fsck -f %s) first",
+	       path, r, path);
 	return EXIT_DEVICE;
 }
 
@@ -388,7 +437,7 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 	size = d->size;
 	blk = d->blk;
 	rdev_close(d);
-	r = run_fsck(path);
+	r = run_fsck(path, batch);
 	if (!r && fs_bytes > l.origin_sectors * SECTOR_SIZE)
 		r = run_resize(path, l.origin_sectors * SECTOR_SIZE);
 	/* resize2fs shrinks an image file with its file system */
@@ -440,7 +489,7 @@ out:
  * first 1 MiB holds the file system already (a conversion that stopped
  * before its last step).
  */
-static int decommission(struct rdev *d, const struct ressd_label *lab, bool copy)
+static int decommission(struct rdev *d, const struct ressd_label *lab, bool copy, bool batch)
 {
 	struct ressd_label l = *lab;
 	u8 *head = xmalloc_aligned(AREA);
@@ -480,7 +529,7 @@ unintent:
 	stop_after("unintent");
 	free(head);
 	rdev_close(d);
-	r = run_fsck(d->path);
+	r = run_fsck(d->path, batch);
 	if (!r)
 		r = run_resize(d->path, 0);
 	if (!r)
@@ -493,12 +542,12 @@ out:
 	return r;
 }
 
-int decommission_device(const char *path, const struct ressd_label *l)
+int decommission_device(const char *path, const struct ressd_label *l, bool batch)
 {
 	struct rdev d;
 	int r = rdev_open_unused(&d, path, "decommission");
 
-	return r ? r : decommission(&d, l, true);
+	return r ? r : decommission(&d, l, true, batch);
 }
 
 int decommission_resume(const char *path, bool batch)
@@ -542,7 +591,7 @@ int decommission_resume(const char *path, bool batch)
 			errmsg("decommission: not confirmed: nothing was written");
 			return EXIT_PARAM;
 		}
-		r = run_fsck(path);
+		r = run_fsck(path, batch);
 		return r ? r : run_resize(path, 0);
 	}
 	if (r)
@@ -584,7 +633,7 @@ int decommission_resume(const char *path, bool batch)
 	printf("%s: finishing an interrupted %s.\n", path,
 	       copy ? "conversion or decommission: putting the head back" :
 		      "conversion: the file system in place is the newest");
-	return decommission(&d, &l, copy);
+	return decommission(&d, &l, copy, batch);
 out:
 	free(head);
 	rdev_close(&d);

@@ -26,9 +26,11 @@ int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *ope
 /*
  * Put the file system of the converted device @path (label @l, its log
  * drained: the normal area holds all the data) back where it was, over the
- * whole partition.  Returns an EXIT_* code.
+ * whole partition.  A file system that e2fsck -p leaves with problems is
+ * repaired with e2fsck -y when it carries the error flag an interrupted
+ * resize2fs leaves (asked first unless @batch).  Returns an EXIT_* code.
  */
-int decommission_device(const char *path, const struct ressd_label *l);
+int decommission_device(const char *path, const struct ressd_label *l, bool batch);
 /*
  * @path has no valid label: finish a conversion or decommission that was
  * interrupted after the first 1 MiB began to change, from the intent

@@ -1014,7 +1014,7 @@ static int cmd_decommission(const struct opts *o)
 		if (r)
 			return r;
 	}
-	return decommission_device(path, &l);
+	return decommission_device(path, &l, o->batch);
 }
 
 /* ---- status ---- */
