@@ -1,9 +1,10 @@
 #!/bin/bash
 # The benchmark protocol (Documentation: ftlsim.md), inside the guest that
 # scripts/bench.sh boots.  For each preset: one dm-ftlsim device (virtual
-# time) over the scratch disk, preconditioned (ssd-c); for each stack: the
-# same space carved above the emulator (tests/bench/lib.sh), a fresh file
-# system, then each workload:
+# time) over the scratch disk; for each stack: the device preconditioned
+# (ssd-c: the same state before each stack), the same space carved above
+# the emulator (tests/bench/lib.sh), a fresh file system, then each
+# workload:
 #   randw4k   fio 4 KiB random writes over a file of 8x the reserved area
 #   mixed     fio 4 KiB random 70 % reads / 30 % writes over the same file
 #   postmark  Postmark, scaled down
@@ -195,7 +196,6 @@ sweep() {
 
 for preset in $PRESETS; do
 	ftl_create "$preset"
-	precondition "$preset"
 	say "preset $preset: $S sectors, reserved area $R sectors"
 	# Per-preset choices: BENCH_STACKS_ssd_b, BENCH_WORKLOADS_ssd_b, ...
 	v=BENCH_STACKS_${preset//-/_}
@@ -207,6 +207,7 @@ for preset in $PRESETS; do
 		if [ "${st%%:*}" = writeboost ] && [ -z "${BENCH_WB_KO:-}" ]; then
 			continue
 		fi
+		precondition "$preset"
 		# shellcheck disable=SC2086
 		run_stack "$st" $pworkloads
 	done
