@@ -8,8 +8,11 @@
 #                         [--workloads "randw4k sqlite"]
 #
 # Stacks: raw (ext4), ressd (ext4 on dm-ressd, defaults), ressd:<k>=<v>,...
-# (dm-ressd with those settings, e.g. ressd:high_watermark=75,low_watermark=0,
-# which the default list includes), writecache (ext4 on dm-writecache, SSD
+# (dm-ressd with those settings, e.g. ressd:high_watermark=75,low_watermark=0;
+# ressd:dev_model=preset gives the preset's own model), ressd:setup (the
+# settings 'ressdsetup probe --model <preset>' recommends: its format line,
+# without the reserved size, which the protocol fixes; the default lists
+# include it), writecache (ext4 on dm-writecache, SSD
 # mode), writeboost (ext4 on dm-writeboost, built from Debian's
 # dm-writeboost-dkms source, unpacked, not installed; skipped where it does
 # not build, as on 6.12), bcache (ext4 on bcache, writeback), f2fs.
@@ -56,8 +59,8 @@ py=/usr/bin/python3
 if [ $quick = 1 ]; then
 	: "${presets:=ssd-a ssd-b}"
 	# ssd-b: dm-ressd against raw and the nearest peer only (time).
-	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd writecache}
-	: "${stacks:=raw ressd writecache writeboost bcache f2fs}"
+	[ -n "$stacks" ] || export BENCH_STACKS_ssd_b=${BENCH_STACKS_ssd_b:-raw ressd ressd:setup writecache}
+	: "${stacks:=raw ressd ressd:setup writecache writeboost bcache f2fs}"
 	[ -n "$workloads" ] || export BENCH_WORKLOADS_ssd_b=${BENCH_WORKLOADS_ssd_b:-randw4k sqlite}
 	export BENCH_RESERVED_MIB=${BENCH_RESERVED_MIB:-16}
 	export BENCH_SWEEP_PRESETS=${BENCH_SWEEP_PRESETS-ssd-a}
@@ -80,7 +83,7 @@ else
 	export BENCH_SQL_TRANS=${BENCH_SQL_TRANS:-600}
 fi
 : "${presets:=ssd-a ssd-b ssd-c}"
-: "${stacks:=raw ressd ressd:high_watermark=75,low_watermark=0 writecache writeboost bcache f2fs}"
+: "${stacks:=raw ressd ressd:setup writecache writeboost bcache f2fs}"
 : "${workloads:=randw4k mixed postmark sqlite}"
 export BENCH_PRESETS=$presets BENCH_STACKS=$stacks BENCH_WORKLOADS=$workloads
 
@@ -88,6 +91,21 @@ out=$RESSD_TOP/.out/bench
 res=${BENCH_RESULTS:-$RESSD_TOP/results}
 rm -rf "$out"
 mkdir -p "$out/guest" "$res"
+# ressd:setup: what 'ressdsetup probe --model <preset>' recommends, as
+# BENCH_SETUP_<preset> (the guest's tests/bench/lib.sh reads it).
+if [[ " $stacks ${BENCH_STACKS_ssd_b:-} " == *" ressd:setup "* ]]; then
+	make -s -C "$RESSD_TOP/tools/ressdsetup" >"$out/ressdsetup-build.log" 2>&1 ||
+		{ cat "$out/ressdsetup-build.log"; ressd_die "building ressdsetup (for ressd:setup)"; }
+	for preset in $presets; do
+		v=BENCH_SETUP_${preset//-/_}
+		[ -z "${!v:-}" ] || continue
+		opts=$("$RESSD_TOP/tools/ressdsetup/ressdsetup" probe --model "$preset" 2>>"$out/probe.log" |
+			"$py" "$RESSD_TOP/tools/ressd-report.py" setup-opts) ||
+			ressd_die "ressdsetup probe --model $preset gave no settings"
+		export "$v=$opts"
+		ressd_log "ressd:setup on $preset: $opts"
+	done
+fi
 ressd_log "building dm_ressd.ko and dm_ftlsim.ko"
 ressd_build_bench_modules "$out"
 wb_ko=

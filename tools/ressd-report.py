@@ -5,10 +5,17 @@
     ressd-report.py demo  <guest out dir> <results dir>
     ressd-report.py bench <guest out dir> <results dir> [--meta key=value ...]
     ressd-report.py summary <results dir>/bench.json
+    ressdsetup probe --model <preset> | ressd-report.py setup-opts
 
 "summary" prints one compact Markdown table of a benchmark run: modelled
 device time of each stack per preset and workload, and dm-ressd's speed-up
-over raw and over the best peer (Documentation/performance.md uses it).
+over raw and over the best peer (Documentation/performance.md uses it): of
+the stack ressd:setup when the run has it, else of ressd.
+
+"setup-opts" turns the format command a probe recommends (its "ressdsetup
+format" line, or for a device it advises against, its "or format with"
+line) into the target's optional arguments, the reserved size left out:
+the settings of the benchmark's stack ressd:setup.
 
 The guest scripts (tests/bench/*-guest.sh) write records.txt: lines
 "REC key=value ..." (one per measured phase), "SETTINGS stack=... text",
@@ -49,7 +56,34 @@ def stack_key(s):
 def stack_name(s):
     base, _, var = s.partition(":")
     name = STACK_NAMES.get(base, base)
+    if var == "setup":
+        return name + " (ressdsetup probe's settings)"
     return name + (" (%s)" % var.replace("=", " ").replace(",", ", ") if var else "")
+
+
+# ressdsetup format's options that are table keys of the target.
+SETUP_KEYS = ("small-write-max", "mover-batch", "dev-model", "mover-policy",
+              "high-watermark", "low-watermark", "log-mode")
+
+
+def setup_opts(text):
+    """The target's optional arguments from a probe's recommended format
+    command (backslash-continued lines), or None when it gives none."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "ressdsetup format " in line or "(or format with " in line:
+            cmd = line
+            while cmd.rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                cmd = cmd.rstrip()[:-1] + " " + lines[i]
+            words = cmd.replace(":\n", " ").split()
+            opts = []
+            for k, w in enumerate(words[:-1]):
+                if w.startswith("--") and w[2:] in SETUP_KEYS:
+                    opts += [w[2:].replace("-", "_"), words[k + 1].rstrip(":")]
+            if opts:
+                return " ".join(opts)
+    return None
 
 
 def parse_records(path):
@@ -515,11 +549,12 @@ def summary(path):
         cells[(r["preset"], r["workload"], r["stack"])] = r["after_drain"]["busy_s"]
     stacks = sorted({k[2] for k in cells}, key=stack_key)
     peers = [s for s in stacks if s.split(":")[0] in ("writecache", "writeboost", "bcache", "f2fs")]
+    ours = "ressd:setup" if "ressd:setup" in stacks else "ressd"
     def short(s):
         base, _, var = s.partition(":")
         return base + (" (%s)" % var.replace(",", ", ") if var else "")
     print("| preset | workload | " + " | ".join(short(s) for s in stacks) +
-          " | dm-ressd x raw | dm-ressd x best peer |")
+          " | %s x raw | %s x best peer |" % (short(ours), short(ours)))
     print("|---|---|" + "---|" * len(stacks) + "---|---|")
     presets = sorted({k[0] for k in cells}, key=lambda p: list(SEQ_BW).index(p) if p in SEQ_BW else 99)
     for p in presets:
@@ -527,7 +562,7 @@ def summary(path):
             row = [cells.get((p, wl, s)) for s in stacks]
             if not any(row):
                 continue
-            raw, ressd = cells.get((p, wl, "raw")), cells.get((p, wl, "ressd"))
+            raw, ressd = cells.get((p, wl, "raw")), cells.get((p, wl, ours))
             best = min([cells[(p, wl, s)] for s in peers if (p, wl, s) in cells] or [0])
             print("| %s | %s | %s | %s | %s |" % (
                 p, WORKLOAD_NAMES.get(wl, wl),
@@ -539,6 +574,12 @@ def summary(path):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "summary":
         summary(sys.argv[2])
+        return
+    if len(sys.argv) == 2 and sys.argv[1] == "setup-opts":
+        opts = setup_opts(sys.stdin.read())
+        if not opts:
+            sys.exit(1)
+        print(opts)
         return
     if len(sys.argv) < 4 or sys.argv[1] not in ("demo", "bench"):
         print(__doc__, file=sys.stderr)

@@ -178,9 +178,14 @@ stack_create() {
 		;;
 	ressd)
 		zero_4k $FTL "$L" 2	# both superblock copies: the target formats the log
-		local n=0 opts="$RESSD_OPTS $variant"
+		local n=0 opts="$RESSD_OPTS $variant" setup=BENCH_SETUP_${FTL_PRESET//-/_}
 		# "dev_model preset": the model of the emulated device itself
 		opts=${opts/dev_model preset/dev_model ${FTL_MODEL[$FTL_PRESET]}}
+		# "setup": what ressdsetup's probe recommends (scripts/bench.sh)
+		if [ "$variant" = setup ]; then
+			[ -n "${!setup:-}" ] || bench_die "ressd:setup: no $setup (scripts/bench.sh sets it)"
+			opts="$RESSD_OPTS ${!setup}"
+		fi
 		n=$(wc -w <<<"$opts")
 		dm_create ressd "0 $L ressd $FTL 0 $FTL $L $R $n $opts"
 		TOP=/dev/mapper/ressd
@@ -188,6 +193,10 @@ stack_create() {
 		# one line for all presets: each preset's own model
 		local own="dev_model (each preset its own: FTL_MODEL in tests/bench/lib.sh)"
 		STACK_SETTINGS=${STACK_SETTINGS/"dev_model ${FTL_MODEL[$FTL_PRESET]}"/$own}
+		if [ "$variant" = setup ]; then
+			say "$FTL_PRESET ressd:setup: $(dmsetup table ressd)"
+			STACK_SETTINGS="each preset what 'ressdsetup probe --model <preset>' recommends (bench-guest.log: each preset's table); on $FTL_PRESET: $STACK_SETTINGS"
+		fi
 		;;
 	writecache)
 		modprobe dm-writecache || bench_die "modprobe dm-writecache"
