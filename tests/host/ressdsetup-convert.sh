@@ -16,12 +16,13 @@
 #    the last step of either (the superblock overwritten or kept) is
 #    finished by a rerun; the raw file system written to or grown between
 #    an interrupted convert and the rerun keeps what was written; SIGKILL
-#    at random moments of convert, then a rerun; resize2fs killed at chosen
-#    writes of convert's shrink and decommission's grow, then a rerun;
+#    at random moments of convert, then a rerun (--repair); resize2fs
+#    killed at chosen writes of convert's shrink and decommission's grow,
+#    then a rerun: refused with --batch alone, finished with --repair;
 #  - refusals: no file system, a formatted (not converted) device, a
 #    decommission interrupted and then convert, a damaged label over a used
-#    log, a partition that changed size, a damaged file system without the
-#    error flag.
+#    log, a partition that changed size, a damaged file system (without
+#    the error flag, and again with the flag e2fsck -p set).
 #
 # Prints "ok:" lines; exits non-zero at the first failure.
 set -uo pipefail
@@ -88,11 +89,11 @@ plain() {	# <image> <what>
 # an interruption) and check the result: converted, or plain.
 finish_with() {
 	if [ "$1" = convert ]; then
-		"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 ||
+		"$tool" convert "$img" --reserved 32M --batch ${REPAIR:+--repair} >"$tmp/out.log" 2>&1 ||
 			{ cat "$tmp/out.log"; fail "convert $2"; }
 		converted "$img" "convert $2"
 	else
-		"$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 ||
+		"$tool" decommission "$img" --batch ${REPAIR:+--repair} >"$tmp/out.log" 2>&1 ||
 			{ cat "$tmp/out.log"; fail "decommission $2"; }
 		plain "$img" "decommission $2"
 	fi
@@ -231,7 +232,8 @@ for k in 1 2 3 4 5; do
 	kill -KILL -- -$pid 2>/dev/null	# the tool, e2fsck or resize2fs
 	wait $pid 2>/dev/null
 	while pgrep -g $pid >/dev/null; do sleep 0.01; done
-	"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 ||
+	# (--repair: a kill inside resize2fs leaves work for e2fsck -f -y)
+	"$tool" convert "$img" --reserved 32M --batch --repair >"$tmp/out.log" 2>&1 ||
 		{ cat "$tmp/out.log"; fail "convert after a kill ($k)"; }
 	converted "$img" "convert killed ($k), run again"
 done
@@ -241,41 +243,60 @@ ok "convert killed (SIGKILL) at 5 random moments, run again: converted, every fi
 # An interrupted resize2fs leaves the file system marked as having errors
 # and, from its first block moves on, with problems e2fsck -p will not
 # repair ("Resize inode not valid": resize2fs asks for e2fsck -fy after an
-# aborted resize): the rerun repairs it and goes on.  A resize2fs of strace
-# earlier in PATH kills the real one at its n-th pwrite64 (of about 290 for
-# the shrink, 30 for the grow); a file system with an unrepairable problem
-# and no error flag is refused.
+# aborted resize).  The rerun with --batch refuses and names --repair; with
+# --repair it runs e2fsck -f -y and goes on.  A resize2fs of strace earlier
+# in PATH kills the real one at its n-th pwrite64 (of about 290 for the
+# shrink and as many for the grow: e2fsprogs 1.47).  A damaged file system
+# without the error flag is refused; the rerun finds the flag e2fsck -p set
+# and refuses without --repair.
+real=$(command -v resize2fs)
+[ -x "$real" ] || fail "no resize2fs in PATH"
 mkdir "$tmp/wrap"
 cat >"$tmp/wrap/resize2fs" <<EOS
 #!/bin/sh
-exec strace -f -o /dev/null -e trace=pwrite64 -e inject=pwrite64:signal=KILL:when=\$KILL_AT $(command -v resize2fs) "\$@"
+exec strace -f -o /dev/null -e trace=pwrite64 -e inject=pwrite64:signal=KILL:when=\$KILL_AT $real "\$@"
 EOS
 chmod +x "$tmp/wrap/resize2fs"
+# killed_in_resize <convert|decommission> <n> [args]: the command with
+# resize2fs killed at its n-th write; it must fail there, and the rerun
+# with --batch must refuse and name --repair.
+killed_in_resize() {
+	local rc=0 cmd=$1 n=$2
+	shift 2
+	KILL_AT=$n PATH=$tmp/wrap:$PATH "$tool" "$cmd" "$img" "$@" --batch >"$tmp/out.log" 2>&1 || rc=$?
+	{ [ $rc = 4 ] && grep -q "resize2fs failed: exit 137" "$tmp/out.log"; } ||
+		{ cat "$tmp/out.log"; fail "$cmd with resize2fs killed at write $n: exit $rc"; }
+	rc=0
+	"$tool" "$cmd" "$img" "$@" --batch >"$tmp/out.log" 2>&1 || rc=$?
+	{ [ $rc = 4 ] && grep -q "or run the command again with --repair" "$tmp/out.log"; } ||
+		{ cat "$tmp/out.log"; fail "$cmd after resize2fs was killed at write $n, --batch without --repair: exit $rc"; }
+}
 for n in 3 40 200; do
 	fresh "$img"
-	rc=0
-	KILL_AT=$n PATH=$tmp/wrap:$PATH "$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
-	[ $rc = 4 ] && grep -q "resize2fs.*exit" "$tmp/out.log" || { cat "$tmp/out.log"; fail "convert with resize2fs killed at write $n: exit $rc"; }
-	cp "$img" "$tmp/q.img"
-	[ $n != 40 ] || { e2fsck -f -p "$tmp/q.img" >/dev/null 2>&1; [ $? -ge 4 ]; } ||
-		fail "resize2fs killed at write $n left a file system e2fsck -p repairs: the check tests nothing"
-	finish_with convert "after resize2fs was killed at its write $n"
+	killed_in_resize convert $n --reserved 32M
+	REPAIR=1 finish_with convert "after resize2fs was killed at its write $n"
+	grep -q "Checking the file system (e2fsck -f -y" "$tmp/out.log" ||
+		{ cat "$tmp/out.log"; fail "convert after resize2fs was killed at write $n: no e2fsck -f -y"; }
 done
-for n in 3 15; do
+for n in 3 150; do
 	fresh "$img"
 	"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
-	rc=0
-	KILL_AT=$n PATH=$tmp/wrap:$PATH "$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 || rc=$?
-	[ $rc = 4 ] && grep -q "resize2fs.*exit" "$tmp/out.log" || { cat "$tmp/out.log"; fail "decommission with resize2fs killed at write $n: exit $rc"; }
-	finish_with decommission "after resize2fs was killed at its write $n"
+	killed_in_resize decommission $n
+	REPAIR=1 finish_with decommission "after resize2fs was killed at its write $n"
+	grep -q "Checking the file system (e2fsck -f -y" "$tmp/out.log" ||
+		{ cat "$tmp/out.log"; fail "decommission after resize2fs was killed at write $n: no e2fsck -f -y"; }
 done
 fresh "$img"
 debugfs -w -R "clri <7>" "$img" >/dev/null 2>&1 || fail "debugfs clri"
-rc=0
-"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
-{ [ $rc = 4 ] && grep -q "repair the file system (e2fsck -f $img) first" "$tmp/out.log"; } ||
-	{ cat "$tmp/out.log"; fail "convert of a damaged file system not marked with errors: exit $rc"; }
-ok "resize2fs killed inside convert (3 writes) and decommission (2), run again: finished, every file; a damaged file system without the error flag is refused"
+for run in 1 2; do
+	rc=0
+	"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
+	want="repair the file system (e2fsck -f $img) first"
+	[ $run = 1 ] || want="or run the command again with --repair"
+	{ [ $rc = 4 ] && grep -qF "$want" "$tmp/out.log"; } ||
+		{ cat "$tmp/out.log"; fail "convert of a damaged file system ($run): exit $rc"; }
+done
+ok "resize2fs killed inside convert (3 writes) and decommission (2): --batch refuses, --repair finishes with every file; a damaged file system is refused, again without --repair"
 
 # ---- refusals ----
 truncate -s 64M "$tmp/empty.img"

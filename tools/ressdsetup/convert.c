@@ -148,38 +148,48 @@ static bool ext_marked_errors(const char *path)
 static int fsck(const char *path, const char *how)
 {
 	const char *args[] = { "-f", how, path, NULL };
-	int r;
 
 	printf("Checking the file system (e2fsck -f %s %s)...\n", how, path);
-	r = run_prog("e2fsck", args, NULL);
-	/* 0: clean, 1: errors corrected */
-	return r == 0 || r == 1 ? 0 : r;
+	return run_prog("e2fsck", args, NULL);
 }
 
 /*
- * e2fsck -f -p; when that leaves problems on a file system marked as having
- * errors (an interrupted resize2fs leaves one so: it asks for 'e2fsck -fy'
- * after an aborted resize), e2fsck -f -y, after asking unless @batch.
+ * e2fsck -f -p.  When it stops on problems it leaves (exit 4) on a file
+ * system that carried the error flag before it ran, e2fsck -f -y: with
+ * RESSD_CONV_REPAIR, or after asking unless RESSD_CONV_BATCH.  An
+ * interrupted resize2fs leaves such a file system (and asks for 'e2fsck
+ * -fy'); so do an error the kernel found and an e2fsck -p that stopped
+ * before: the flag does not say which, hence no repair without a yes.
  */
-static int run_fsck(const char *path, bool batch)
+static int run_fsck(const char *path, unsigned int how)
 {
 	/* (before e2fsck -p, which sets the flag when it stops on a problem) */
 	bool marked = ext_marked_errors(path);
-	int r = fsck(path, "-p");
+	const char *run = "-p";
+	int r = fsck(path, run);
 
-	if (r > 0 && (r & 4) && marked) {
-		printf("%s: the file system is marked as having errors, as a resize2fs that was "
-		       "interrupted leaves it: it is repaired with e2fsck -f -y.\n", path);
-		if (!batch && !confirm("Repair the file system with e2fsck -f -y?")) {
-			errmsg("%s: not confirmed: repair it (e2fsck -f %s) first", path, path);
-			return EXIT_PARAM;
+	if (r > 0 && (r & 4) && !(r & 8) && marked) {
+		printf("%s: the file system was marked as having errors before the check: a\n"
+		       "resize2fs that was interrupted leaves it so (and asks for e2fsck -f -y), as do\n"
+		       "an error the kernel found and an e2fsck -p that stopped.\n", path);
+		if (!(how & RESSD_CONV_REPAIR) &&
+		    ((how & RESSD_CONV_BATCH) ||
+		     !confirm("Repair it with e2fsck -f -y (answering yes to every question)?"))) {
+			errmsg("%s: e2fsck -f -p stopped (exit %d): repair the file system (e2fsck -f -y "
+			       "%s), or run the command again with --repair", path, r, path);
+			return EXIT_DEVICE;
 		}
-		r = fsck(path, "-y");
+		run = "-y";
+		r = fsck(path, run);
 	}
-	if (!r)
+	/* 0: clean, 1: errors corrected */
+	if (r == 0 || r == 1)
 		return EXIT_OK;
-	errmsg("%s: e2fsck -f: exit %d: repair the file system (e2fsck -f %s) first",
-	       path, r, path);
+	if (r < 0)
+		errmsg("%s: e2fsck -f %s %s: could not run", path, run, path);
+	else
+		errmsg("%s: e2fsck -f %s %s: exit %d: repair the file system (e2fsck -f %s) first",
+		       path, run, path, r, path);
 	return EXIT_DEVICE;
 }
 
@@ -337,8 +347,10 @@ static int finish_convert(const struct rdev *d, struct ressd_label *l)
 	return r;
 }
 
-int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserved, bool batch)
+int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserved,
+		   unsigned int how)
 {
+	bool batch = how & RESSD_CONV_BATCH;
 	struct ressd_label l, cur;
 	struct rdev dev, *d = &dev;
 	u8 *head;
@@ -437,7 +449,7 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 	size = d->size;
 	blk = d->blk;
 	rdev_close(d);
-	r = run_fsck(path, batch);
+	r = run_fsck(path, how);
 	if (!r && fs_bytes > l.origin_sectors * SECTOR_SIZE)
 		r = run_resize(path, l.origin_sectors * SECTOR_SIZE);
 	/* resize2fs shrinks an image file with its file system */
@@ -489,7 +501,8 @@ out:
  * first 1 MiB holds the file system already (a conversion that stopped
  * before its last step).
  */
-static int decommission(struct rdev *d, const struct ressd_label *lab, bool copy, bool batch)
+static int decommission(struct rdev *d, const struct ressd_label *lab, bool copy,
+			unsigned int how)
 {
 	struct ressd_label l = *lab;
 	u8 *head = xmalloc_aligned(AREA);
@@ -529,7 +542,7 @@ unintent:
 	stop_after("unintent");
 	free(head);
 	rdev_close(d);
-	r = run_fsck(d->path, batch);
+	r = run_fsck(d->path, how);
 	if (!r)
 		r = run_resize(d->path, 0);
 	if (!r)
@@ -542,16 +555,17 @@ out:
 	return r;
 }
 
-int decommission_device(const char *path, const struct ressd_label *l, bool batch)
+int decommission_device(const char *path, const struct ressd_label *l, unsigned int how)
 {
 	struct rdev d;
 	int r = rdev_open_unused(&d, path, "decommission");
 
-	return r ? r : decommission(&d, l, true, batch);
+	return r ? r : decommission(&d, l, true, how);
 }
 
-int decommission_resume(const char *path, bool batch)
+int decommission_resume(const char *path, unsigned int how)
 {
+	bool batch = how & RESSD_CONV_BATCH;
 	struct ressd_label l;
 	struct rdev d;
 	enum head_state st = HEAD_OTHER;
@@ -591,7 +605,7 @@ int decommission_resume(const char *path, bool batch)
 			errmsg("decommission: not confirmed: nothing was written");
 			return EXIT_PARAM;
 		}
-		r = run_fsck(path, batch);
+		r = run_fsck(path, how);
 		return r ? r : run_resize(path, 0);
 	}
 	if (r)
@@ -633,7 +647,7 @@ int decommission_resume(const char *path, bool batch)
 	printf("%s: finishing an interrupted %s.\n", path,
 	       copy ? "conversion or decommission: putting the head back" :
 		      "conversion: the file system in place is the newest");
-	return decommission(&d, &l, copy, batch);
+	return decommission(&d, &l, copy, how);
 out:
 	free(head);
 	rdev_close(&d);

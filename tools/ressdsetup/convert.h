@@ -11,13 +11,25 @@
 #include "dev.h"
 #include "label.h"
 
+/* How convert and decommission go (the @how of the calls below). */
+#define RESSD_CONV_BATCH	0x1	/* no questions (--batch) */
+/*
+ * Where e2fsck -f -p stops (exit 4) on a file system marked as having
+ * errors before it ran, as an interrupted resize2fs leaves one, repair it
+ * with e2fsck -f -y without asking (--repair); without it the command asks,
+ * or with RESSD_CONV_BATCH refuses.
+ */
+#define RESSD_CONV_REPAIR	0x2
+
 /*
  * Convert the file system on @path (refused when it is in use) into the
  * layout of label.h's RESSD_LABEL_HEAD with a log of at least @reserved
  * bytes, the tunables and flags of @tmpl; or finish a conversion that was
- * interrupted.  Asks first unless @batch.  Returns an EXIT_* code.
+ * interrupted.  Asks first unless @how has RESSD_CONV_BATCH.  Returns an
+ * EXIT_* code.
  */
-int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserved, bool batch);
+int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserved,
+		   unsigned int how);
 /*
  * Has the log of @l on @d ever been opened (its superblocks not zero, as
  * format and convert leave them)?  Into @opened; returns an EXIT_* code.
@@ -26,17 +38,15 @@ int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *ope
 /*
  * Put the file system of the converted device @path (label @l, its log
  * drained: the normal area holds all the data) back where it was, over the
- * whole partition.  A file system that e2fsck -p leaves with problems is
- * repaired with e2fsck -y when it carries the error flag an interrupted
- * resize2fs leaves (asked first unless @batch).  Returns an EXIT_* code.
+ * whole partition, @how as for convert_device().  Returns an EXIT_* code.
  */
-int decommission_device(const char *path, const struct ressd_label *l, bool batch);
+int decommission_device(const char *path, const struct ressd_label *l, unsigned int how);
 /*
  * @path has no valid label: finish a conversion or decommission that was
  * interrupted after the first 1 MiB began to change, from the intent
- * block (putting the file system back); asks first unless @batch.
+ * block (putting the file system back), @how as for convert_device().
  * Returns an EXIT_* code.
  */
-int decommission_resume(const char *path, bool batch);
+int decommission_resume(const char *path, unsigned int how);
 
 #endif

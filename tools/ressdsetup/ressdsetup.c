@@ -64,7 +64,7 @@ struct opts {
 	const char *small_write_max, *high_watermark, *low_watermark, *mover_batch;
 	const char *dev_model, *mover_policy, *log_mode;
 	const char *from_line, *table_line, *interval, *count;
-	bool batch, force, json, watch, readonly, drain, verbose;
+	bool batch, force, json, watch, readonly, drain, verbose, repair;
 	const char *pos[4];
 	int npos;
 };
@@ -96,6 +96,7 @@ static const struct optdef optdefs[] = {
 	{ "batch", false, M(C_FORMAT) | M(C_CONVERT) | M(C_DECOMMISSION), STR(batch) },
 	{ "batch-mode", false, M(C_FORMAT) | M(C_CONVERT) | M(C_DECOMMISSION), STR(batch) },
 	{ "force", false, M(C_FORMAT), STR(force) },
+	{ "repair", false, M(C_CONVERT) | M(C_DECOMMISSION), STR(repair) },
 	{ "json", false, M(C_STATUS) | M(C_DUMP), STR(json) },
 	{ "watch", false, M(C_STATUS), STR(watch) },
 	{ "readonly", false, M(C_OPEN), STR(readonly) },
@@ -119,8 +120,8 @@ static const char *const cmd_usage[C_NR] = {
 	"       dump --log-device <dev> [--log-offset <bytes>] [--json]",
 	"convert <partition> --reserved <size> [--small-write-max <sectors>] [--high-watermark <%>]\n"
 	"         [--low-watermark <%>] [--mover-batch <sectors>] [--dev-model <model>]\n"
-	"         [--mover-policy fifo|density] [--log-mode always|never|auto] [--batch]",
-	"decommission <partition> [--batch]",
+	"         [--mover-policy fifo|density] [--log-mode always|never|auto] [--batch] [--repair]",
+	"decommission <partition> [--batch] [--repair]",
 };
 
 static void usage(FILE *f)
@@ -896,6 +897,12 @@ static int cmd_close(const struct opts *o)
 	return remove_origin(name);
 }
 
+/* convert.h's @how from the options. */
+static unsigned int conv_how(const struct opts *o)
+{
+	return (o->batch ? RESSD_CONV_BATCH : 0) | (o->repair ? RESSD_CONV_REPAIR : 0);
+}
+
 /* ---- convert, decommission (convert.c) ---- */
 
 static int cmd_convert(const struct opts *o)
@@ -921,7 +928,7 @@ static int cmd_convert(const struct opts *o)
 	}
 	if (check_path("device", o->pos[0]))
 		return EXIT_PARAM;
-	return convert_device(o->pos[0], &l, reserved, o->batch);
+	return convert_device(o->pos[0], &l, reserved, conv_how(o));
 }
 
 /*
@@ -981,7 +988,7 @@ static int cmd_decommission(const struct opts *o)
 	}
 	if (why) {
 		rdev_close(&d);
-		return decommission_resume(path, o->batch);
+		return decommission_resume(path, conv_how(o));
 	}
 	if ((l.flags & RESSD_LABEL_HEAD) && l.device_sectors != d.size / SECTOR_SIZE) {
 		errmsg("%s changed size since it was converted (%" PRIu64 " sectors, now %" PRIu64
@@ -1014,7 +1021,7 @@ static int cmd_decommission(const struct opts *o)
 		if (r)
 			return r;
 	}
-	return decommission_device(path, &l, o->batch);
+	return decommission_device(path, &l, conv_how(o));
 }
 
 /* ---- status ---- */

@@ -219,5 +219,7 @@ int run_prog(const char *prog, const char *const *args, char **out)
 			return -1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
 	return -1;
 }

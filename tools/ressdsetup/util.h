@@ -50,7 +50,8 @@ char *absolute_path(const char *path);
 /*
  * Run @prog (looked up in PATH) with @args (NULL-terminated, without
  * argv[0], at most 14); with @out, its standard output is returned there
- * (malloc'ed).  Returns its exit status, or -1 when it could not be run.
+ * (malloc'ed).  Returns its exit status, 128 + the signal's number when a
+ * signal ended it (as the shell says), or -1 when it could not be run.
  */
 int run_prog(const char *prog, const char *const *args, char **out);
 
