@@ -19,9 +19,10 @@
 # Workloads: randw4k, mixed, postmark, sqlite (tests/bench/bench-guest.sh).
 #
 # Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area, every stack
-# plus dm-ressd with high_watermark 75, about an hour under software
-# emulation.  --quick: ssd-a with every stack and workload, ssd-b with raw,
-# dm-ressd and dm-writecache on randw4k and sqlite; a 16 MiB reserved area;
+# (ressd:setup included), about an hour under software emulation (37
+# minutes without the sweeps).  --quick: ssd-a with every stack and
+# workload, ssd-b with raw, dm-ressd, ressd:setup and dm-writecache on
+# randw4k and sqlite; a 16 MiB reserved area;
 # the reserved-size sweep only; under 15 minutes on 2 cores once the
 # dependencies are installed.  One guest boot per preset (each takes the
 # lock $RESSD_VM_LOCK); RESSD_KVM=1 uses KVM.  Sizes can be changed with
@@ -93,7 +94,11 @@ rm -rf "$out"
 mkdir -p "$out/guest" "$res"
 # ressd:setup: what 'ressdsetup probe --model <preset>' recommends, as
 # BENCH_SETUP_<preset> (the guest's tests/bench/lib.sh reads it).
-if [[ " $stacks ${BENCH_STACKS_ssd_b:-} " == *" ressd:setup "* ]]; then
+all_stacks=" $stacks "
+for v in $(compgen -v BENCH_STACKS_ || true); do
+	all_stacks+=" ${!v} "
+done
+if [[ "$all_stacks" == *" ressd:setup "* ]]; then
 	make -s -C "$RESSD_TOP/tools/ressdsetup" >"$out/ressdsetup-build.log" 2>&1 ||
 		{ cat "$out/ressdsetup-build.log"; ressd_die "building ressdsetup (for ressd:setup)"; }
 	for preset in $presets; do

@@ -10,7 +10,7 @@
 "summary" prints one compact Markdown table of a benchmark run: modelled
 device time of each stack per preset and workload, and dm-ressd's speed-up
 over raw and over the best peer (Documentation/performance.md uses it): of
-the stack ressd:setup when the run has it, else of ressd.
+the stack ressd:setup in each row that has it, else of ressd.
 
 "setup-opts" turns the format command a probe recommends (its "ressdsetup
 format" line, or for a device it advises against, its "or format with"
@@ -549,12 +549,13 @@ def summary(path):
         cells[(r["preset"], r["workload"], r["stack"])] = r["after_drain"]["busy_s"]
     stacks = sorted({k[2] for k in cells}, key=stack_key)
     peers = [s for s in stacks if s.split(":")[0] in ("writecache", "writeboost", "bcache", "f2fs")]
-    ours = "ressd:setup" if "ressd:setup" in stacks else "ressd"
+    def ours(p, wl):
+        return "ressd:setup" if (p, wl, "ressd:setup") in cells else "ressd"
     def short(s):
         base, _, var = s.partition(":")
         return base + (" (%s)" % var.replace(",", ", ") if var else "")
     print("| preset | workload | " + " | ".join(short(s) for s in stacks) +
-          " | %s x raw | %s x best peer |" % (short(ours), short(ours)))
+          " | dm-ressd x raw | dm-ressd x best peer |")
     print("|---|---|" + "---|" * len(stacks) + "---|---|")
     presets = sorted({k[0] for k in cells}, key=lambda p: list(SEQ_BW).index(p) if p in SEQ_BW else 99)
     for p in presets:
@@ -562,7 +563,7 @@ def summary(path):
             row = [cells.get((p, wl, s)) for s in stacks]
             if not any(row):
                 continue
-            raw, ressd = cells.get((p, wl, "raw")), cells.get((p, wl, ours))
+            raw, ressd = cells.get((p, wl, "raw")), cells.get((p, wl, ours(p, wl)))
             best = min([cells[(p, wl, s)] for s in peers if (p, wl, s) in cells] or [0])
             print("| %s | %s | %s | %s | %s |" % (
                 p, WORKLOAD_NAMES.get(wl, wl),

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The benchmark protocol (Documentation: ftlsim.md), inside the guest that
 # scripts/bench.sh boots.  For each preset: one dm-ftlsim device (virtual
-# time) over the scratch disk; for each stack: the device preconditioned
-# (ssd-c: the same state before each stack), the same space carved above
+# time) over the scratch disk; for each stack (and each sweep point): the
+# device in the same state (tests/bench/lib.sh precondition), the same space carved above
 # the emulator (tests/bench/lib.sh), a fresh file system, then each
 # workload:
 #   randw4k   fio 4 KiB random writes over a file of 8x the reserved area
@@ -176,6 +176,7 @@ sweep() {
 		R=$(( span * 2048 / d / 8 * 8 ))
 		SWEEP=reserved=$R
 		say "sweep $preset: reserved area $R sectors ($span MiB file)"
+		precondition "$preset"
 		run_stack ressd randw4k
 	done
 	R=$r0
@@ -186,7 +187,9 @@ sweep() {
 		ftl_create "$preset" 2 open_logs "$n"
 		SWEEP=open_logs=$n
 		say "sweep $preset: N = $n open log blocks"
+		precondition "$preset"
 		run_stack raw randw4k
+		precondition "$preset"
 		run_stack ressd randw4k
 	done
 	SWEEP=

@@ -106,20 +106,20 @@ ftl_reset_all() {	# a fresh, empty FTL (log-block: no open logs; page map empty)
 	dmq message ftl 0 reset all || bench_die "ftlsim reset all"
 }
 
-# precondition <preset>: the page-mapped FTL (ssd-c) to steady state: from
-# an empty FTL, fill the whole device sequentially, then $PRECOND_RANDW
-# random 4 KiB writes (a fixed seed) over all of it: the same state each
-# time, so that every stack starts from it (its garbage collection's cost
-# depends on everything written before: a stack run after another would
-# inherit the other's valid-page layout; side by side, one stack's
-# workloads passed through unchanged cost 7 % more than raw's for that
-# alone).  The log-block presets keep no per-block state (only their N open
-# logs), so a fresh model is their steady state.
+# precondition <preset>: the FTL in the same state before each stack (the
+# caller runs it before each).  The page-mapped FTL (ssd-c) in its steady
+# state: from an empty FTL, fill the whole device sequentially, then
+# $PRECOND_RANDW random 4 KiB writes (a fixed seed) over all of it (its
+# garbage collection's cost depends on everything written before: a stack
+# run after another would inherit the other's valid-page layout; side by
+# side, one stack's workloads passed through unchanged cost 7 % more than
+# raw's for that alone).  The log-block presets keep no per-block state,
+# only their N open logs: a fresh model (reset all) is their steady state.
 precondition() {
+	ftl_reset_all
 	case $1 in
 	ssd-c)
 		say "precondition $1: an empty FTL, a sequential fill, then ${PRECOND_RANDW:-32768} random writes"
-		ftl_reset_all
 		dd if=/dev/zero of=$FTL bs=1M oflag=direct status=none 2>/dev/null
 		fio --name=precond --filename=$FTL --rw=randwrite --bs=4k --direct=1 \
 			--ioengine=libaio --iodepth=16 --number_ios="${PRECOND_RANDW:-32768}" \
