@@ -879,6 +879,7 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	per = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
 	max_fwd = div_u64((u64)max_fwd * per, per + 1);
 	fwd = ressd_density_decide(r->tally, nt, max_fwd, &d);
+	WRITE_ONCE(rc->density_d, d);	/* (status) */
 
 	/*
 	 * The dense units' blocks beyond the region, after the region's moves.

@@ -1170,6 +1170,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %lld", atomic64_read(&rc->inline_log_writes));
 		/* Log writes the submitting task issued: an unplug's chunk, a flush's record. */
 		DMEMIT(" %lld", atomic64_read(&rc->submitter_log_writes));
+		/* The density threshold of the mover's last round (mover_policy density). */
+		DMEMIT(" %u", READ_ONCE(rc->density_d));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
@@ -1548,7 +1550,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 4, 1},
+	.version = {0, 4, 2},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

@@ -38,6 +38,15 @@ density_case() {	# <name> <model> <seed>
 	[ "$copies" -gt 0 ] || fail "$1: nothing was copied forward: $(dmsetup status md)"
 	[ "$far" -gt 0 ] || fail "$1: no block was moved from beyond the segment"
 	[ "$dropped" -gt 0 ] || fail "$1: no far block was unmapped: $(dmsetup status md)"
+	# status extra 27: density_d, the last round's threshold: at least 1
+	# (with high_watermark 60 the room to copy forward is never so short
+	# that every unit goes home; 3 on ssd-a and 7 on ssd-b here), at most
+	# the blocks of a unit
+	local d
+	d=$(status_field md 27)
+	echo "$1: the last round's threshold: $d logged blocks"
+	[ -n "$d" ] && [ "$d" -ge 1 ] && [ "$d" -le $(( ${2%%:*} / 8 )) ] ||
+		fail "$1: density_d '$d' (status: $(dmsetup status md))"
 	dm_remove md
 	dm_create md "$t"
 	writer_verify /dev/mapper/md "$j" "$1, after re-create"

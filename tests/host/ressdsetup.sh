@@ -349,14 +349,19 @@ EOF
 "$tool" status --from-line "0/30 0 1000 0 0 0 0 0 2 ro" --json >"$tmp/st.json" || fail "10 fields"
 [ "$(jq -c '[.used_slots,.mode,.full_writes,.mover_yields,.redirected_share,.user_write_bytes,.write_amplification,.merges_avoided]' "$tmp/st.json")" = '[0,"ro",null,null,null,null,null,null]' ] ||
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
-"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13" >"$tmp/st" || fail "28 fields"
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13 14" >"$tmp/st" || fail "29 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
+	grep -q "the last round sent home units of 12 or more logged blocks" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
 	! grep -q "erase units:" "$tmp/st" && ! grep -q "home merges:" "$tmp/st" &&
 	! grep -q "density cleaning:" "$tmp/st" &&
 	! grep -q "log mode:" "$tmp/st"; } ||
-	{ cat "$tmp/st"; fail "28 fields"; }
+	{ cat "$tmp/st"; fail "29 fields"; }
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13 14" --json >"$tmp/st.json" || fail "29 fields, json"
+[ "$(jq -c '[.submitter_log_writes,.density_d]' "$tmp/st.json")" = '[11,12]' ] || { cat "$tmp/st.json"; fail "29 fields: density_d"; }
+"$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11" --json >"$tmp/st.json" || fail "26 fields, json"
+[ "$(jq -c '.density_d' "$tmp/st.json")" = null ] || { cat "$tmp/st.json"; fail "26 fields: density_d not null"; }
 while IFS='|' read -r bad msg; do
 	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
 done <<'EOF'

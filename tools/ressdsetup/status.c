@@ -18,7 +18,7 @@ static const char *const field_name[] = {
 	"user_write_bytes", "dev_write_bytes", "fill_read_bytes", "units_sparse",
 	"units_prefix", "units_whole", "copy_forwards", "far_moves", "far_dropped",
 	"passed_writes", "log_pass", "alpha_permille", "inline_log_writes",
-	"submitter_log_writes",
+	"submitter_log_writes", "density_d",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -64,7 +64,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		&st->units_sparse, &st->units_prefix, &st->units_whole,
 		&st->copy_forwards, &st->far_moves, &st->far_dropped,
 		&st->passed_writes, &st->log_pass, &st->alpha_permille,
-		&st->inline_log_writes, &st->submitter_log_writes,
+		&st->inline_log_writes, &st->submitter_log_writes, &st->density_d,
 	};
 	int n, i, f;
 
@@ -122,6 +122,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	st->has_log_mode = f > 23;
 	st->has_inline = f > 24;
 	st->has_submitter = f > 25;
+	st->has_density_d = f > 26;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -328,6 +329,9 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 		fprintf(f, "density cleaning: %" PRIu64 " blocks copied forward, %" PRIu64
 			" moved home from beyond the region (%" PRIu64 " of them unmapped at once)\n",
 			st->copy_forwards, st->far_moves, st->far_dropped);
+	if (st->has_density_d && st->density_d)
+		fprintf(f, "                  the last round sent home units of %" PRIu64
+			" or more logged blocks\n", st->density_d);
 	if (t && t->dev_model[0])
 		fprintf(f, "device model:     %s\n", t->dev_model);
 	if (t && t->density)
@@ -413,6 +417,7 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 	json_opt_u64(&j, "alpha_permille", st->has_log_mode, st->alpha_permille);
 	json_opt_u64(&j, "inline_log_writes", st->has_inline, st->inline_log_writes);
 	json_opt_u64(&j, "submitter_log_writes", st->has_submitter, st->submitter_log_writes);
+	json_opt_u64(&j, "density_d", st->has_density_d, st->density_d);
 	if (st->has_write_bytes && st->user_write_bytes)
 		json_double(&j, "write_amplification",
 			    (double)st->dev_write_bytes / (double)st->user_write_bytes);

@@ -34,6 +34,8 @@ struct ressd_status {
 	u64 inline_log_writes;
 	bool has_submitter;
 	u64 submitter_log_writes;
+	bool has_density_d;
+	u64 density_d;		/* the last density round's threshold */
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
