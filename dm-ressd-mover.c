@@ -856,6 +856,8 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	u64 origin_blocks = rc->lg.origin_blocks, P = r->unit_pages;
 	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd, per, fwd, before;
 
+	if (!r->density)
+		WRITE_ONCE(rc->mover.density_d, 0);	/* (status) */
 	if (!r->density || !r->n)
 		return;
 	for (i = 0; i < r->n; i = j) {
@@ -879,7 +881,7 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	per = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
 	max_fwd = div_u64((u64)max_fwd * per, per + 1);
 	fwd = ressd_density_decide(r->tally, nt, max_fwd, &d);
-	WRITE_ONCE(rc->density_d, d);	/* (status) */
+	WRITE_ONCE(rc->mover.density_d, d);	/* (status) */
 
 	/*
 	 * The dense units' blocks beyond the region, after the region's moves.

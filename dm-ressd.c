@@ -1171,7 +1171,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		/* Log writes the submitting task issued: an unplug's chunk, a flush's record. */
 		DMEMIT(" %lld", atomic64_read(&rc->submitter_log_writes));
 		/* The density threshold of the mover's last round (mover_policy density). */
-		DMEMIT(" %u", READ_ONCE(rc->density_d));
+		DMEMIT(" %u", density ? READ_ONCE(rc->mover.density_d) : 0);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,

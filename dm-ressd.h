@@ -257,6 +257,10 @@ struct ressd_mover {
 	bool fill;			/* under rc->lock: a unit fill; every */
 					/*   home write to [lo, hi) waits */
 	struct ressd_phase home;	/* writes home in flight (I5); rc->lock */
+	u32 density_d;			/* no lock: the last density round's */
+					/*   threshold, 0 after a FIFO round */
+					/*   (WRITE_ONCE here, READ_ONCE by */
+					/*   status) */
 };
 
 /*
@@ -326,7 +330,6 @@ struct ressd_c {
 	atomic64_t far_moves;		/* blocks of dense units moved from */
 					/*   beyond the round's region */
 	atomic64_t far_dropped;		/* of which unmapped at once */
-	u32 density_d;			/* the last density round's threshold */
 	atomic64_t passed_writes;	/* small writes sent home by log_mode */
 	atomic64_t inline_log_writes;	/* small writes map() wrote to the log itself */
 	atomic64_t submitter_log_writes; /* chunks and records the submitter wrote */

@@ -47,7 +47,7 @@ STATUS_FIELDS = ["used_total", "mapped", "index_bytes", "redirected", "direct",
                  "mode", "full_writes", "mover_yields", "user_write_bytes", "dev_write_bytes",
                  "fill_read_bytes", "units_sparse", "units_prefix", "units_whole",
                  "copy_forwards", "far_moves", "far_dropped", "passed_writes", "log_pass",
-                 "alpha_permille", "inline_log_writes", "submitter_log_writes"]
+                 "alpha_permille", "inline_log_writes", "submitter_log_writes", "density_d"]
 COUNTERS = ["redirected", "direct", "split_reads", "moved_blocks", "mover_writes",
             "metadata_commits", "full_writes", "mover_yields", "inline_log_writes",
             "submitter_log_writes"]

@@ -39,9 +39,10 @@ density_case() {	# <name> <model> <seed>
 	[ "$far" -gt 0 ] || fail "$1: no block was moved from beyond the segment"
 	[ "$dropped" -gt 0 ] || fail "$1: no far block was unmapped: $(dmsetup status md)"
 	# status extra 27: density_d, the last round's threshold: at least 1
-	# (with high_watermark 60 the room to copy forward is never so short
-	# that every unit goes home; 3 on ssd-a and 7 on ssd-b here), at most
-	# the blocks of a unit
+	# (0 only before the first round, or after a round in which units with
+	# no mapped block left held more of its moves than it could copy
+	# forward: with high_watermark 60 it may copy half its region; 3 on
+	# ssd-a and 7 on ssd-b here), at most the blocks of a unit
 	local d
 	d=$(status_field md 27)
 	echo "$1: the last round's threshold: $d logged blocks"

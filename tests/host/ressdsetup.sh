@@ -351,7 +351,7 @@ EOF
 	{ cat "$tmp/st.json"; fail "10 fields: wrong values"; }
 "$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13 14" >"$tmp/st" || fail "29 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
-	grep -q "the last round sent home units of 12 or more logged blocks" "$tmp/st" &&
+	grep -q "density threshold: 12 logged blocks (the last round chose the units with as many for home)" "$tmp/st" &&
 	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
 	! grep -q "erase units:" "$tmp/st" && ! grep -q "home merges:" "$tmp/st" &&

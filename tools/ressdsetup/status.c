@@ -329,9 +329,9 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 		fprintf(f, "density cleaning: %" PRIu64 " blocks copied forward, %" PRIu64
 			" moved home from beyond the region (%" PRIu64 " of them unmapped at once)\n",
 			st->copy_forwards, st->far_moves, st->far_dropped);
-	if (st->has_density_d && st->density_d)
-		fprintf(f, "                  the last round sent home units of %" PRIu64
-			" or more logged blocks\n", st->density_d);
+	if (st->has_density_d && st->density_d && (!t || t->density))
+		fprintf(f, "density threshold: %" PRIu64 " logged blocks (the last round chose the units"
+			" with as many for home)\n", st->density_d);
 	if (t && t->dev_model[0])
 		fprintf(f, "device model:     %s\n", t->dev_model);
 	if (t && t->density)
