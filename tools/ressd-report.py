@@ -76,7 +76,7 @@ def setup_opts(text):
             while cmd.rstrip().endswith("\\") and i + 1 < len(lines):
                 i += 1
                 cmd = cmd.rstrip()[:-1] + " " + lines[i]
-            words = cmd.replace(":\n", " ").split()
+            words = cmd.split()
             opts = []
             for k, w in enumerate(words[:-1]):
                 if w.startswith("--") and w[2:] in SETUP_KEYS:

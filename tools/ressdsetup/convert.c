@@ -49,13 +49,21 @@
 #define EXT_ERROR_FS	0x0002	/* s_state */
 #define EXT_INCOMPAT_64BIT	0x80
 
+/* The ext2/3/4 superblock in the first 2 KiB at @head, or NULL. */
+static const u8 *ext_sb(const u8 *head)
+{
+	const u8 *sb = head + EXT_SB_OFF;
+
+	return (sb[56] | sb[57] << 8) == EXT_MAGIC ? sb : NULL;
+}
+
 /* An ext2/3/4 superblock in the 1 MiB at @head: 0 and its size in bytes, or -1. */
 static int ext_size(const u8 *head, u64 *bytes)
 {
-	const u8 *sb = head + EXT_SB_OFF;
+	const u8 *sb = ext_sb(head);
 	u32 lo, hi = 0, log_bs, incompat;
 
-	if ((sb[56] | sb[57] << 8) != EXT_MAGIC)
+	if (!sb)
 		return -1;
 	lo = (u32)sb[4] | (u32)sb[5] << 8 | (u32)sb[6] << 16 | (u32)sb[7] << 24;
 	log_bs = (u32)sb[24] | (u32)sb[25] << 8 | (u32)sb[26] << 16 | (u32)sb[27] << 24;
@@ -133,12 +141,9 @@ static bool ext_marked_errors(const char *path)
 	bool marked = false;
 
 	if (!rdev_open(&d, path, RDEV_READ, err, sizeof(err))) {
-		if (!rdev_read(&d, 0, head, RESSD_BLOCK_SIZE)) {
-			const u8 *sb = head + EXT_SB_OFF;
+		const u8 *sb = rdev_read(&d, 0, head, RESSD_BLOCK_SIZE) ? NULL : ext_sb(head);
 
-			marked = (sb[56] | sb[57] << 8) == EXT_MAGIC &&
-				 ((sb[58] | sb[59] << 8) & EXT_ERROR_FS);
-		}
+		marked = sb && ((sb[58] | sb[59] << 8) & EXT_ERROR_FS);
 		rdev_close(&d);
 	}
 	free(head);
