@@ -20,7 +20,7 @@ pkgs=(
 	build-essential bc flex bison libelf-dev libssl-dev cpio rsync xz-utils kmod
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
-	dmsetup fio blktrace e2fsprogs util-linux procps gawk jq strace
+	dmsetup fio blktrace e2fsprogs util-linux fdisk procps gawk jq strace
 	sparse python3 python3-venv python3-pip python3-matplotlib dkms
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 )

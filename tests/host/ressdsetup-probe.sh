@@ -36,7 +36,7 @@ fail() {
 }
 ok() { echo "ok: $*"; }
 
-ressd_apt_install gcc make python3 man-db groff-base e2fsprogs ||
+ressd_apt_install gcc make python3 man-db groff-base e2fsprogs fdisk util-linux ||
 	fail "could not install the packages this test needs"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ressdsetup-probe-test.XXXXXX") || fail "mktemp"
@@ -132,6 +132,9 @@ expect_fail 1 "unknown --model 'ssd-z'" --model ssd-z
 expect_fail 4 "cannot open $tmp/missing" "$tmp/missing" --range 0:16M
 truncate -s 4M "$tmp/small.img"
 expect_fail 4 "is too small (4.0 MiB)" "$tmp/small.img" --destructive
+expect_fail 1 "invalid --medium-offset '1000'" "$img" --range 16M:32M --medium-offset 1000
+expect_fail 1 "the emulated medium is 1.0 GiB" --model ssd-b --medium-offset 1020M
+expect_fail 1 "--self-test takes no device" --self-test --medium-offset 1M
 ok "refusals with their messages and exit codes; a refused probe writes nothing"
 
 # ---- a real probe of the range 16M:32M ----
@@ -219,7 +222,7 @@ assert u["unit_bytes"] == 2 << 20 and u["open_units"] == 4, u
 assert u["dev_model"].split(":")[:3] == ["4096", "0", "4"], u
 EOF
 "$tool" probe --model ssd-b --quiet >"$tmp/model.txt" || fail "probe --model ssd-b (table)"
-grep -q '^  unit 2 MiB, taken aligned to the start of the device; open units: 4$' "$tmp/model.txt" ||
+grep -q '^  unit 2 MiB, aligned to the start of the device; open units: 4$' "$tmp/model.txt" ||
 	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: no unit line"; }
 grep -q -- '--dev-model 4096:0:4:' "$tmp/model.txt" ||
 	{ cat "$tmp/model.txt"; fail "probe --model ssd-b: the format line has no --dev-model"; }
@@ -249,3 +252,41 @@ for p in $want; do
 		"$tmp/model.json" "$p" || fail "probe --model ${p^^}: not preset $p"
 done
 ok "probe --model runs tools/ftlsim/ftlsim-model.c and its presets: $want"
+
+# ---- a device that does not start on a unit boundary (a partition) ----
+# The erase units are aligned to the medium, not to a partition on it: the
+# probe seeks them at multiples on the medium and says where one starts on
+# the device (dev_model's unit_offset).  Before, a device 1 MiB into
+# ssd-b's 2 MiB units showed no unit effect at all.
+for p in ssd-a ssd-b sd-card sd-worst; do
+	for at in 1048576 32256; do
+		grep -q "^ok: $p from byte $at of the medium: unit " "$tmp/self" ||
+			fail "self-test: $p from byte $at of the medium"
+	done
+	grep -q "^ok: $p from byte 1048576: dev_model [0-9]*:[0-9]*:" "$tmp/self" ||
+		fail "self-test: $p from 1 MiB: no dev_model with its unit_offset"
+	grep -q "^ok: $p from byte 32256: no dev_model" "$tmp/self" ||
+		fail "self-test: $p from 63 sectors: a dev_model with units off 4 KiB blocks"
+done
+"$tool" probe --model ssd-b --medium-offset 1M --quiet >"$tmp/shift.txt" || fail "probe --model ssd-b --medium-offset 1M"
+grep -qxF 'Medium:   the device starts 1 MiB (1048576 bytes) into it (--medium-offset: the emulated device from there on)' \
+	"$tmp/shift.txt" || { cat "$tmp/shift.txt"; fail "--medium-offset 1M: no Medium line"; }
+grep -qxF '  unit 2 MiB, starting 1 MiB into the device; open units: 4' "$tmp/shift.txt" ||
+	{ cat "$tmp/shift.txt"; fail "--medium-offset 1M: unit line"; }
+grep -q -- '--dev-model 4096:2048:4:' "$tmp/shift.txt" ||
+	{ cat "$tmp/shift.txt"; fail "--medium-offset 1M: the format line's dev_model has no unit_offset 2048"; }
+"$tool" probe --model ssd-b --medium-offset 1M --quiet --json >"$tmp/shift.json" || fail "--medium-offset 1M --json"
+python3 - "$tmp/shift.json" <<'PY' || fail "--medium-offset 1M --json: unit, offsets, dev_model"
+import json, sys
+m = json.load(open(sys.argv[1]))["device_model"]
+assert m["unit_bytes"] == 2 << 20 and m["unit_offset_bytes"] == 1 << 20, m
+assert m["medium_offset_bytes"] == 1 << 20 and m["dev_model"].startswith("4096:2048:4:"), m
+PY
+"$tool" probe --model sd-worst --medium-offset 63s --quiet >"$tmp/shift.txt" || fail "probe --model sd-worst --medium-offset 63s"
+grep -qF 'not on a 4 KiB block: dm-ressd' "$tmp/shift.txt" && grep -qxF '  dev_model none' "$tmp/shift.txt" &&
+	! grep -q -- '--dev-model' "$tmp/shift.txt" ||
+	{ cat "$tmp/shift.txt"; fail "--medium-offset 63s: units off 4 KiB blocks, yet a dev_model"; }
+ok "a device 1 MiB into ssd-b: unit 2 MiB starting 1 MiB into it (dev_model 4096:2048:...); 63 sectors into sd-worst: no dev_model; self-test from 1 MiB, half a unit and 63 sectors on every log-block preset"
+
+# A partition's start, from sysfs: tools/ressdsetup/tests/guest-probe.sh
+# (partition scanning of loop devices needs a kernel of its own).

@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -293,8 +294,17 @@ void devprobe_devmodel(const struct devprobe_result *r, struct ressd_devmodel *m
 	memset(m, 0, sizeof(*m));
 	if (!u->ran)
 		return;
-	if (u->unit >= RESSD_DM_MIN_UNIT * SECTOR_SIZE && u->unit <= RESSD_DM_MAX_UNIT * SECTOR_SIZE)
+	/*
+	 * The target takes units that start on a 4 KiB block of the device.
+	 * Units it cannot place: no model at all, rather than one that looks
+	 * like a page-mapped device (log_mode auto would price it as one).
+	 */
+	if (u->unit && u->offset % DEVPROBE_PAGE)
+		return;
+	if (u->unit >= RESSD_DM_MIN_UNIT * SECTOR_SIZE && u->unit <= RESSD_DM_MAX_UNIT * SECTOR_SIZE) {
 		m->unit_sectors = (u32)(u->unit / SECTOR_SIZE);
+		m->unit_offset = (u32)(u->offset / SECTOR_SIZE);
+	}
 	m->open_units = m->unit_sectors ? u->open_units : 0;
 	m->w_req_ns = to_ns(u->w_req);
 	m->w_page_ns = to_ns(u->w_page);
@@ -672,12 +682,13 @@ static int step(struct run *x, struct budget *bg, struct devprobe_stat *st,
 
 
 /*
- * A random multiple k * @step (k odd if @odd) with [k * step - @before,
- * k * step + @after) inside the range; false when there is none.
+ * A random multiple k * @step of the medium (k odd if @odd), as a position
+ * on the device (the plan's shift before it), with [pos - @before, pos +
+ * @after) inside the range; false when there is none.
  */
 static bool unit_pick(struct run *x, u64 step, bool odd, u64 before, u64 after, u64 *pos)
 {
-	u64 lo = x->p->base + before, hi = x->p->base + x->p->len;
+	u64 lo = x->p->shift + x->p->base + before, hi = x->p->shift + x->p->base + x->p->len;
 	u64 kmin, kmax, n;
 
 	if (hi < after)
@@ -694,7 +705,7 @@ static bool unit_pick(struct run *x, u64 step, bool odd, u64 before, u64 after, 
 	if (kmax < kmin)
 		return false;
 	n = odd ? (kmax - kmin) / 2 + 1 : kmax - kmin + 1;
-	*pos = (kmin + rnd_below(&x->rng, n) * (odd ? 2 : 1)) * step;
+	*pos = (kmin + rnd_below(&x->rng, n) * (odd ? 2 : 1)) * step - x->p->shift;
 	return true;
 }
 
@@ -882,6 +893,7 @@ static int units_run(struct run *x, u64 extent)
 	if (!u->unit) {
 		unit_progress(x, "erase unit: no unit effect (writes across boundaries cost no more)");
 	} else {
+		u->offset = (u->unit - x->p->shift % u->unit) % u->unit;
 		snprintf(line, sizeof(line), "erase unit: %s", size_name(u->unit, sz));
 		unit_progress(x, line);
 		if (u->unit >= 8 * DEVPROBE_PAGE) {
@@ -913,6 +925,7 @@ int devprobe_run(const struct devprobe_plan *p, const struct devprobe_backend *b
 	int k, ret;
 
 	memset(r, 0, sizeof(*r));
+	r->shift = p->shift;
 	x.r = r;
 	x.rng = p->seed ? p->seed : 0x9e3779b97f4a7c15ULL;
 	for (k = 0; k < DEVPROBE_NR_SEQ; k++)
@@ -1126,16 +1139,23 @@ static void ftl_precondition(struct ftlsim_model *m, enum ftl_state st, u64 seed
 		ftl_cost(m, true, rnd_below(&seed, m->nr_pages) * DEVPROBE_PAGE, DEVPROBE_PAGE);
 }
 
+/* The emulated medium, and where on it the probed device starts. */
+struct ftl_dev {
+	struct ftlsim_model m;
+	u64 shift;
+};
+
 static int ftl_io(void *ctx, bool write, u64 off, u32 len, double *secs,
 		  char *err, size_t errlen)
 {
-	struct ftlsim_model *m = ctx;
+	struct ftl_dev *d = ctx;
 
-	if (off + len > m->nr_pages * DEVPROBE_PAGE) {
+	off += d->shift;
+	if (off + len > d->m.nr_pages * DEVPROBE_PAGE) {
 		snprintf(err, errlen, "request beyond the emulated device");
 		return -EINVAL;
 	}
-	*secs = ftl_cost(m, write, off, len) / 1e9;
+	*secs = ftl_cost(&d->m, write, off, len) / 1e9;
 	return 0;
 }
 
@@ -1148,6 +1168,8 @@ struct target_info {
 	const char *kind;	/* "block device", "regular file", "emulated ssd-a" */
 	u64 size;
 	u64 base, len;		/* the range written */
+	u64 shift;		/* where it starts on the medium */
+	const char *shift_from;	/* how that is known; NULL: 0, taken */
 	bool destructive, direct;
 	double seconds;
 };
@@ -1222,6 +1244,9 @@ static void print_units(FILE *f, const struct devprobe_result *r)
 	ressd_devmodel_format(&m, model, sizeof(model));
 	fprintf(f, "\nErase unit: 8 KiB writes across odd multiples of S, median extra over %s inside:\n ",
 		span(u->inside_median, a));
+	if (r->shift)
+		fprintf(f, " (multiples on the medium, which the device starts %s into)\n ",
+			size_name(r->shift, b));
 	for (k = 0; k < u->nr_scan; k++)
 		fprintf(f, " %s %s%s%s", size_name(u->scan_bytes[k], a),
 			u->straddle_median[k] >= u->inside_median ? "+" : "",
@@ -1232,8 +1257,12 @@ static void print_units(FILE *f, const struct devprobe_result *r)
 	if (!u->unit) {
 		fprintf(f, "  no unit effect: no merge per unit (a page-mapped FTL, or units larger than tried)\n");
 	} else {
-		fprintf(f, "  unit %s, taken aligned to the start of the device; open units: ",
-			size_name(u->unit, a));
+		if (u->offset)
+			fprintf(f, "  unit %s, starting %s into the device; open units: ",
+				size_name(u->unit, a), size_name(u->offset, b));
+		else
+			fprintf(f, "  unit %s, aligned to the start of the device; open units: ",
+				size_name(u->unit, a));
 		if (u->open_units)
 			fprintf(f, "%u\n", u->open_units);
 		else if (u->nr_open_tried)
@@ -1248,6 +1277,10 @@ static void print_units(FILE *f, const struct devprobe_result *r)
 		fprintf(f, "; merges: switch (erase) %s, copy %s per page, full %s\n",
 			span(u->erase, a), span(u->copy, b), span(u->full, c));
 	fprintf(f, "  read: %s per request + %s per page\n", span(u->r_req, a), span(u->r_page, b));
+	if (u->unit && u->offset % DEVPROBE_PAGE)
+		fprintf(f, "  the units start at byte %" PRIu64 " of the device, not on a 4 KiB block: dm-ressd\n"
+			"  cannot place its writes on them: no dev_model (realign the partition to 1 MiB)\n",
+			u->offset);
 	fprintf(f, "  dev_model %s\n", model);
 }
 
@@ -1276,6 +1309,9 @@ static void print_human(FILE *f, const struct target_info *ti, const struct devp
 		ti->base, ti->base + ti->len, human_bytes(ti->len, b),
 		ti->destructive ? ", --destructive" : "",
 		ti->direct ? "O_DIRECT" : "buffered with fdatasync (no O_DIRECT)");
+	if (ti->shift_from)
+		fprintf(f, "Medium:   the device starts %s (%" PRIu64 " bytes) into it (%s)\n",
+			size_name(ti->shift, a), ti->shift, ti->shift_from);
 	fprintf(f, "Time:     %.1f s of I/O, one request at a time (budget %.3g s per test)\n",
 		r->elapsed, ti->seconds);
 	fprintf(f, "\n  %-26s %-9s %9s  %12s  %10s\n", "test", "request", "requests", "mean time",
@@ -1415,7 +1451,8 @@ static void json_units(struct json *j, const struct devprobe_result *r)
 	}
 	json_arr_end(j);
 	json_u64(j, "unit_bytes", u->unit);
-	json_u64(j, "unit_offset_bytes", 0);
+	json_u64(j, "unit_offset_bytes", u->offset);
+	json_u64(j, "medium_offset_bytes", r->shift);
 	json_u64(j, "open_units", u->open_units);
 	json_double(j, "w_req_us", u->w_req * 1e6);
 	json_double(j, "w_page_us", u->w_page * 1e6);
@@ -1515,29 +1552,32 @@ static void print_json(FILE *f, const struct target_info *ti, const struct devpr
  * --model and --self-test
  * ====================================================================== */
 
-/* Probe an emulated preset in state @st over @plan's range. */
+/*
+ * Probe an emulated preset in state @st over @plan's range: the device is
+ * the emulated one from @plan's shift on.
+ */
 static int model_probe(const struct ftlsim_preset *pr, enum ftl_state st,
 		       const struct devprobe_plan *plan, struct devprobe_result *r,
 		       char *err, size_t errlen)
 {
 	struct devprobe_backend b = { .io = ftl_io };
 	const char *bad = ftlsim_params_check(&pr->params, FTL_MODEL_SIZE / SECTOR_SIZE);
-	struct ftlsim_model m;
+	struct ftl_dev d = { .shift = plan->shift };
 	int ret;
 
 	if (bad) {
 		snprintf(err, errlen, "%s: %s", pr->name, bad);
 		return -EINVAL;
 	}
-	ret = ftlsim_model_init(&m, &pr->params, FTL_MODEL_SIZE / SECTOR_SIZE);
+	ret = ftlsim_model_init(&d.m, &pr->params, FTL_MODEL_SIZE / SECTOR_SIZE);
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", pr->name, strerror(-ret));
 		return ret;
 	}
-	ftl_precondition(&m, st, 12345);
-	b.ctx = &m;
+	ftl_precondition(&d.m, st, 12345);
+	b.ctx = &d;
 	ret = devprobe_run(plan, &b, r, err, errlen);
-	ftlsim_model_exit(&m);
+	ftlsim_model_exit(&d.m);
 	return ret;
 }
 
@@ -1885,6 +1925,59 @@ static void selftest_case(const struct selftest_case *tc, double seconds)
 	}
 }
 
+/*
+ * Test 5 on a device that starts @shift bytes into the emulated medium (a
+ * partition): the unit and the open units exactly, and where a unit starts
+ * on the device; a dev_model the target accepts (without a unit when the
+ * units do not start on a 4 KiB block of the device).
+ */
+static void selftest_shift(const char *name, u64 shift, double seconds)
+{
+	const struct ftlsim_preset *pr = ftlsim_preset_find(name);
+	struct devprobe_plan plan = { .base = 0, .seconds = seconds, .seed = 7, .shift = shift };
+	const struct devprobe_units *u;
+	struct devprobe_result r;
+	struct ressd_devmodel m;
+	char err[256], model[RESSD_DM_STR_MAX];
+	u64 U, want;
+	int ret;
+
+	if (!pr) {
+		check(false, "no preset %s", name);
+		return;
+	}
+	plan.len = (FTL_MODEL_SIZE - shift) / DEVPROBE_PAGE * DEVPROBE_PAGE;
+	ret = model_probe(pr, FTL_USED, &plan, &r, err, sizeof(err));
+	check(!ret, "%s from byte %" PRIu64 ": probe ran%s%s", name, shift, ret ? ": " : "",
+	      ret ? err : "");
+	if (ret)
+		return;
+	u = &r.units;
+	devprobe_devmodel(&r, &m);
+	ressd_devmodel_format(&m, model, sizeof(model));
+	if (pr->params.ftl == FTLSIM_FTL_PAGE_MAP) {
+		check(u->ran && !u->unit && !m.unit_sectors,
+		      "%s from byte %" PRIu64 ": no unit effect", name, shift);
+		return;
+	}
+	U = (u64)pr->params.unit_kib * KiB;
+	want = (U - shift % U) % U;
+	check(u->unit == U && u->offset == want && u->open_units == pr->params.open_logs,
+	      "%s from byte %" PRIu64 " of the medium: unit %" PRIu64 " KiB starting %" PRIu64
+	      " bytes into the device, %u open units (the preset's %u KiB, %" PRIu64 ", %u)",
+	      name, shift, u->unit / KiB, u->offset, u->open_units, pr->params.unit_kib, want,
+	      pr->params.open_logs);
+	if (want % DEVPROBE_PAGE)
+		check(!ressd_devmodel_set(&m),
+		      "%s from byte %" PRIu64 ": no dev_model (%s): units not on a 4 KiB block",
+		      name, shift, model);
+	else
+		check(m.unit_sectors * (u64)SECTOR_SIZE == U &&
+		      m.unit_offset * (u64)SECTOR_SIZE == want && !ressd_devmodel_check(&m),
+		      "%s from byte %" PRIu64 ": dev_model %s, unit_offset %" PRIu64 " sectors",
+		      name, shift, model, want / SECTOR_SIZE);
+}
+
 static int self_test(double seconds)
 {
 	size_t i;
@@ -1895,6 +1988,17 @@ static int self_test(double seconds)
 	selftest_pipeline();
 	for (i = 0; i < ARRAY_SIZE(selftest_cases); i++)
 		selftest_case(&selftest_cases[i], seconds);
+	printf("\n");
+	for (i = 0; ftlsim_preset_get(i); i++) {
+		const struct ftlsim_preset *pr = ftlsim_preset_get(i);
+		u64 U = (u64)pr->params.unit_kib * KiB;
+
+		/* A partition at 1 MiB; half a unit and a block; 31 KiB (63 sectors). */
+		selftest_shift(pr->name, MiB, seconds);
+		if (U >= 4 * DEVPROBE_PAGE)
+			selftest_shift(pr->name, U / 2 + DEVPROBE_PAGE, seconds);
+		selftest_shift(pr->name, 63 * SECTOR_SIZE, seconds);
+	}
 	printf("\nself-test: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }
@@ -1907,6 +2011,7 @@ const char devprobe_usage[] =
 	"probe <device> --destructive | --range <offset>:<length>\n"
 	"         [--seconds <n>] [--working-set <size>] [--json] [--quiet]\n"
 	"       probe --model <preset> [--range <offset>:<length>] [--seconds <n>] [--json] [--quiet]\n"
+	"       (both: [--medium-offset <size>])\n"
 	"       probe --self-test [--seconds <n>]";
 
 static void probe_help(void)
@@ -1922,6 +2027,8 @@ static void probe_help(void)
 	       "<length> bytes from <offset> (sizes: bytes, or with K, M, G, T or s).\n"
 	       "--seconds: budget of each of tests 1 to 4 (default 3). --working-set: what\n"
 	       "the reserved share is taken of (default: the device). --quiet: no progress.\n"
+	       "--medium-offset: where the device starts on the whole flash medium, whose\n"
+	       "erase units are sought (default: a partition's start, else 0).\n"
 	       "--model: no device, an emulated dm-ftlsim preset:");
 	for (i = 0; ftlsim_preset_get(i); i++)
 		printf(" %s", ftlsim_preset_get(i)->name);
@@ -1962,7 +2069,7 @@ static int parse_range(const char *s, u64 *off, u64 *len)
 }
 
 struct probe_opts {
-	const char *device, *range, *seconds, *working_set, *model;
+	const char *device, *range, *seconds, *working_set, *model, *medium_offset;
 	bool destructive, json, quiet, self_test;
 };
 
@@ -1977,6 +2084,7 @@ static int probe_parse(int argc, char **argv, struct probe_opts *o)
 		{ "seconds", offsetof(struct probe_opts, seconds), true },
 		{ "working-set", offsetof(struct probe_opts, working_set), true },
 		{ "model", offsetof(struct probe_opts, model), true },
+		{ "medium-offset", offsetof(struct probe_opts, medium_offset), true },
 		{ "destructive", offsetof(struct probe_opts, destructive), false },
 		{ "json", offsetof(struct probe_opts, json), false },
 		{ "quiet", offsetof(struct probe_opts, quiet), false },
@@ -2032,6 +2140,36 @@ static int probe_parse(int argc, char **argv, struct probe_opts *o)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Where a partition starts on its disk, in bytes (sysfs "start", in 512-byte
+ * sectors): false for anything else (a whole disk, a file, a dm device).
+ */
+static bool partition_start(const struct rdev *d, u64 *bytes)
+{
+	char path[96], line[64], *end;
+	unsigned long long v;
+	FILE *f;
+
+	if (!d->blk)
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/start", major(d->st.st_rdev),
+		 minor(d->st.st_rdev));
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	errno = 0;
+	v = strtoull(line, &end, 10);
+	if (errno || end == line || v > UINT64_MAX / SECTOR_SIZE)
+		return false;
+	*bytes = v * SECTOR_SIZE;
+	return true;
 }
 
 /* Open the target for writing, O_DIRECT where possible: an exit code. */
@@ -2106,7 +2244,8 @@ int devprobe_main(int argc, char **argv)
 		return EXIT_PARAM;
 	}
 	if (o.self_test) {
-		if (o.device || o.range || o.model || o.destructive || o.json || o.working_set) {
+		if (o.device || o.range || o.model || o.destructive || o.json || o.working_set ||
+		    o.medium_offset) {
 			errmsg("probe: --self-test takes no device and no option but --seconds");
 			return EXIT_PARAM;
 		}
@@ -2120,6 +2259,17 @@ int devprobe_main(int argc, char **argv)
 	if (o.working_set && (parse_size(o.working_set, &ws) || !ws)) {
 		errmsg("probe: invalid --working-set '%s': a size in bytes or with a unit (K, M, G, T, s)",
 		       o.working_set);
+		return EXIT_PARAM;
+	}
+	if (o.medium_offset && (parse_size(o.medium_offset, &plan.shift) ||
+				plan.shift % SECTOR_SIZE)) {
+		errmsg("probe: invalid --medium-offset '%s': where the device starts on the whole medium, a multiple of 512 bytes (K, M, G, T or s)",
+		       o.medium_offset);
+		return EXIT_PARAM;
+	}
+	if (o.model && plan.shift > FTL_MODEL_SIZE - MIN_RANGE) {
+		errmsg("probe: --medium-offset %s: the emulated medium is %s, the device needs %s of it",
+		       o.medium_offset, human_bytes(FTL_MODEL_SIZE, a), human_bytes(MIN_RANGE, b));
 		return EXIT_PARAM;
 	}
 	if (o.model) {
@@ -2167,8 +2317,10 @@ int devprobe_main(int argc, char **argv)
 	if (pr) {
 		ti.path = pr->name;
 		ti.kind = "emulated dm-ftlsim preset, in use";
-		ti.size = FTL_MODEL_SIZE;
+		ti.size = (FTL_MODEL_SIZE - plan.shift) / DEVPROBE_PAGE * DEVPROBE_PAGE;
 		ti.direct = true;
+		if (o.medium_offset)
+			ti.shift_from = "--medium-offset: the emulated device from there on";
 	} else {
 		ret = open_target(o.device, &d, &io);
 		if (ret)
@@ -2177,7 +2329,12 @@ int devprobe_main(int argc, char **argv)
 		ti.kind = d.blk ? "block device" : "regular file";
 		ti.size = d.size;
 		ti.direct = io.direct;
+		if (o.medium_offset)
+			ti.shift_from = "--medium-offset";
+		else if (partition_start(&d, &plan.shift))
+			ti.shift_from = "the partition's start";
 	}
+	ti.shift = plan.shift;
 	if (!o.range) {
 		off = 0;
 		len = ti.size / DEVPROBE_PAGE * DEVPROBE_PAGE;

@@ -89,8 +89,13 @@ struct devprobe_affine {
  *	open, a merge per write beyond: N, the open units;
  *   e. 1 MiB random reads beside test 3's 4 KiB ones: beta_r and alpha_r.
  *
- * Unit boundaries are taken at multiples of U from the start of the device
- * (unit_offset 0).
+ * Unit boundaries are taken at multiples of U from the start of the
+ * medium: the device itself when it is a whole disk, the disk when it is a
+ * partition (its start, from sysfs, is the plan's shift; --medium-offset
+ * gives it for anything else).  All the positions above are multiples on
+ * the medium, so that a partition that does not start on a unit boundary
+ * is measured as the disk is; the unit then starts @offset bytes into the
+ * device (dev_model's unit_offset).
  */
 struct devprobe_units {
 	bool ran;
@@ -101,6 +106,8 @@ struct devprobe_units {
 	struct devprobe_stat straddle[DEVPROBE_NR_SCAN];
 	double straddle_median[DEVPROBE_NR_SCAN];
 	u64 unit;				/* bytes; 0: no unit effect */
+	u64 offset;				/* where a unit starts on the device,
+						 * modulo unit: (unit - shift % unit) % unit */
 	struct devprobe_stat fill4, fill8, fill_last;	/* (c), all units */
 	double fill_t4, fill_t8, fill_tlast;	/* (c), median over units of the means */
 	unsigned int nr_open_tried;		/* (d) */
@@ -119,6 +126,7 @@ struct devprobe_result {
 	struct devprobe_stat read4k;
 	struct devprobe_stat ow[DEVPROBE_NR_OW];
 	struct devprobe_units units;
+	u64 shift;		/* the plan's: where the device starts on the medium */
 	double elapsed;		/* all requests, warm-ups included */
 	/* filled by devprobe_summarize() */
 	double sw;		/* sequential write bandwidth (1 MiB requests) */
@@ -218,6 +226,7 @@ struct devprobe_backend {
 
 struct devprobe_plan {
 	u64 base, len;		/* the byte range written and read */
+	u64 shift;		/* where the device starts on the medium (bytes) */
 	double seconds;		/* budget of each of the four tests */
 	bool progress;		/* report on stderr */
 	bool tty;		/* stderr is a terminal: refresh one line */

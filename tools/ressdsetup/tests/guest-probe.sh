@@ -82,3 +82,27 @@ for p in $PRESETS; do
 	esac
 done
 echo "ok: probe verdicts on $PRESETS"
+
+# A partition's start from sysfs: the erase units are sought on the medium,
+# which a partition 1 MiB into a loop device starts 1 MiB before.
+modprobe loop 2>/dev/null
+pimg=$TMPDIR/part.img
+truncate -s 48M "$pimg" || fail "truncate"
+printf 'label: dos\nstart=2048, size=90112, type=83\n' | sfdisk -q "$pimg" >/dev/null ||
+	fail "sfdisk $pimg"
+ploop=$(losetup -f --show -P "$pimg") || fail "losetup -P $pimg"
+pdev=${ploop}p1
+for _ in $(seq 50); do [ -r "/sys/class/block/${pdev#/dev/}/dev" ] && break; sleep 0.1; done
+[ -r "/sys/class/block/${pdev#/dev/}/dev" ] || { losetup -d "$ploop"; fail "no partition on $ploop"; }
+if [ ! -b "$pdev" ]; then	# no udev: the node by hand
+	pdev=$TMPDIR/${pdev#/dev/}
+	IFS=: read -r maj min <"/sys/class/block/${ploop#/dev/}p1/dev"
+	mknod "$pdev" b "$maj" "$min" || fail "mknod $pdev"
+fi
+"$T" probe "$pdev" --range 8M:16M --seconds 0.05 --quiet >"$TMPDIR/part.txt" 2>&1
+rc=$?
+losetup -d "$ploop"
+[ "$rc" = 0 ] || { cat "$TMPDIR/part.txt"; fail "probe $pdev"; }
+grep -qxF "Medium:   the device starts 1 MiB (1048576 bytes) into it (the partition's start)" \
+	"$TMPDIR/part.txt" || { cat "$TMPDIR/part.txt"; fail "probe $pdev: the partition's start not read"; }
+echo "ok: probe of a partition 1 MiB into a loop device: its start read from sysfs"
