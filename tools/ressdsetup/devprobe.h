@@ -84,6 +84,8 @@ struct devprobe_affine {
  *	last request each costs beta_w + n alpha_w, the last one adds the
  *	switch merge e (each unit's means; the median over three units);
  *	alpha_w is test 1's sequential slope less e / P;
+ *	(b)'s unit stands only if these 8 KiB writes in order cost less
+ *	than half of (a)'s: else no unit (unconfirmed);
  *   d. k units written round-robin, one page of each in turn and in order
  *	within each, k = 1, 2, ...: cheap while the device keeps k units
  *	open, a merge per write beyond: N, the open units;
@@ -106,6 +108,7 @@ struct devprobe_units {
 	struct devprobe_stat straddle[DEVPROBE_NR_SCAN];
 	double straddle_median[DEVPROBE_NR_SCAN];
 	u64 unit;				/* bytes; 0: no unit effect */
+	u64 unconfirmed;			/* (b)'s unit when (c) found no merge */
 	u64 offset;				/* where a unit starts on the device,
 						 * modulo unit: (unit - shift % unit) % unit */
 	struct devprobe_stat fill4, fill8, fill_last;	/* (c), all units */

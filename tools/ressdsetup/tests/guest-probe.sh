@@ -97,7 +97,7 @@ for _ in $(seq 50); do [ -r "/sys/class/block/${pdev#/dev/}/dev" ] && break; sle
 if [ ! -b "$pdev" ]; then	# no udev: the node by hand
 	pdev=$TMPDIR/${pdev#/dev/}
 	IFS=: read -r maj min <"/sys/class/block/${ploop#/dev/}p1/dev"
-	mknod "$pdev" b "$maj" "$min" || fail "mknod $pdev"
+	mknod "$pdev" b "$maj" "$min" || { losetup -d "$ploop"; fail "mknod $pdev"; }
 fi
 "$T" probe "$pdev" --range 8M:16M --seconds 0.05 --quiet >"$TMPDIR/part.txt" 2>&1
 rc=$?
