@@ -1144,10 +1144,13 @@ static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
 	atomic64_add(dropped, &rc->far_dropped);
 }
 
-/* 2a. Copy forward (density), a record's worth at a time; home if no room. */
+/*
+ * 2a. Copy forward (density), a record's worth at a time (and at most a
+ * bio's pages: the carrier has one per block); home if no room.
+ */
 static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 {
-	u32 i, cnt, max = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
+	u32 i, cnt, max = min_t(u32, min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS), BIO_MAX_VECS);
 	u64 fg = ressd_foreground_ios(rc);
 	int err;
 
