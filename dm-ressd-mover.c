@@ -844,6 +844,15 @@ static int ressd_move_slot_cmp(const void *a, const void *b)
 }
 
 /*
+ * Copies forward a record takes (ressd_round_forward()): a record's worth,
+ * and at most a bio's pages (the carrier has one per block).
+ */
+static u32 ressd_round_fwd_chunk(const struct ressd_round *r)
+{
+	return min_t(u32, min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS), BIO_MAX_VECS);
+}
+
+/*
  * 1b. Decide (mover_policy density; Documentation/mover-pricing.md, step
  * c): count each unit the region touches in the whole log, send the dense
  * ones home with all their logged blocks, wherever they sit (far moves),
@@ -878,7 +887,7 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	used = ressd_log_used(rc);
 	limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
 	max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
-	per = min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS);
+	per = ressd_round_fwd_chunk(r);
 	max_fwd = div_u64((u64)max_fwd * per, per + 1);
 	fwd = ressd_density_decide(r->tally, nt, max_fwd, &d);
 	WRITE_ONCE(rc->mover.density_d, d);	/* (status) */
@@ -1144,13 +1153,10 @@ static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
 	atomic64_add(dropped, &rc->far_dropped);
 }
 
-/*
- * 2a. Copy forward (density), a record's worth at a time (and at most a
- * bio's pages: the carrier has one per block); home if no room.
- */
+/* 2a. Copy forward (density), a record's chunk at a time; home if no room. */
 static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 {
-	u32 i, cnt, max = min_t(u32, min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS), BIO_MAX_VECS);
+	u32 i, cnt, max = ressd_round_fwd_chunk(r);
 	u64 fg = ressd_foreground_ios(rc);
 	int err;
 
