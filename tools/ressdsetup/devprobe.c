@@ -381,6 +381,12 @@ static u64 round_up_u64(u64 v, u64 to)
 	return (v + to - 1) / to * to;
 }
 
+/* Bytes from @pos to the next multiple of @a (0 on one). */
+static u64 to_multiple(u64 pos, u64 a)
+{
+	return (a - pos % a) % a;
+}
+
 /*
  * The settings:
  *
@@ -895,7 +901,7 @@ static int units_run(struct run *x, u64 extent)
 	if (!u->unit) {
 		unit_progress(x, "erase unit: no unit effect (writes across boundaries cost no more)");
 	} else {
-		u->offset = (u->unit - x->p->shift % u->unit) % u->unit;
+		u->offset = to_multiple(x->p->shift, u->unit);
 		snprintf(line, sizeof(line), "erase unit: %s", size_name(u->unit, sz));
 		unit_progress(x, line);
 		/* Units off 4 KiB blocks of the device give no dev_model: no costs. */
@@ -946,7 +952,7 @@ static int units_run(struct run *x, u64 extent)
  */
 static u64 medium_align(const struct devprobe_plan *p, u64 a)
 {
-	return (a - (p->shift + p->base) % a) % a;
+	return to_multiple(p->shift + p->base, a);
 }
 
 /*
