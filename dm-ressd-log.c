@@ -151,6 +151,17 @@ bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 }
 
 /*
+ * The largest small write in sectors: small_write_max, but no more than a
+ * record takes (it may be set above that).  A larger write goes home as
+ * any large write, not as a small one the log had no room for.
+ */
+unsigned int __ressd_log_small_max(struct ressd_c *rc)
+{
+	return min_t(unsigned int, rc->tunables.small_write_max,
+		     __ressd_max_data(rc) * RESSD_SECTORS_PER_BLOCK);
+}
+
+/*
  * The fewest used slots at which the log may refuse a small write for room:
  * below it the largest write a record takes (small_write_max, at most
  * __ressd_max_data() blocks) still fits in a record of its own, its
@@ -162,8 +173,7 @@ bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve)
 u32 __ressd_log_full_at(struct ressd_c *rc)
 {
 	u32 limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
-	u32 need = 1 + min_t(u32, __ressd_max_data(rc),
-			     rc->tunables.small_write_max / RESSD_SECTORS_PER_BLOCK);
+	u32 need = 1 + __ressd_log_small_max(rc) / RESSD_SECTORS_PER_BLOCK;
 
 	lockdep_assert_held(&rc->lock);
 	return need < limit ? limit + 1 - need : 1;

@@ -650,7 +650,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		op = RESSD_MAP_KILL;
 	} else if (!discard &&
 		   ressd_classify(&rc->cls, bio->bi_iter.bi_sector, bio_sectors(bio),
-				  rc->tunables.small_write_max)) {
+				  __ressd_log_small_max(rc))) {
 		if (__ressd_log_mode_pass(rc, block, nr))
 			atomic64_inc(&rc->passed_writes);
 		else

@@ -483,6 +483,8 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
 bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve);
 /* Used slots from which a small write may find no room.  (rc->lock held) */
 u32 __ressd_log_full_at(struct ressd_c *rc);
+/* The largest small write in sectors, a record's at most.  (rc->lock held) */
+unsigned int __ressd_log_small_max(struct ressd_c *rc);
 /*
  * Home writes over logged blocks (rc->lock held, never sleep): _begin at
  * map(), before the write goes home; _end at its completion, which records
