@@ -1416,6 +1416,19 @@ static int ressd_mover_thread(void *data)
 		r = ressd_mover_round(rc);
 		memalloc_noio_restore(noio);
 		wake_up_all(&rc->wait);
+		if (r == -ENOMEM) {
+			/*
+			 * No memory for the round's buffers: nothing was
+			 * moved (or the round ends before its checkpoint,
+			 * which is as if it never ran).  Memory pressure
+			 * passes; the log keeps taking writes meanwhile, or
+			 * sends them home when full.
+			 */
+			DMWARN_LIMIT("%s: no memory for a mover round; trying again",
+				     dm_device_name(dm_table_get_md(rc->ti->table)));
+			schedule_timeout_interruptible(msecs_to_jiffies(100));
+			continue;
+		}
 		if (r != -EAGAIN)
 			active = false;
 		if (r == -EAGAIN)
