@@ -1160,9 +1160,11 @@ void ressd_log_flush_submit(struct ressd_c *rc, struct ressd_record *r, struct b
  * log idle and commit_delay_us 0, the open record's pending data becomes
  * the chunk in flight, which the caller writes with
  * ressd_log_chunk_submit() once its locks are dropped; the worker would
- * have written the same chunk after a hop.  The chunk in flight keeps the
- * target alive until it completes (the destructor waits for the log to be
- * idle).  NULL: the caller ends the burst as before
+ * have written the same chunk after a hop.  The chunk's writes are held
+ * upper bios, which a suspend waits for, and postsuspend waits for the
+ * log (ressd_log_sync()): the target outlives the chunk, and the task's
+ * reference (r->remaining) lasts until its last submission.  NULL: the
+ * caller ends the burst as before
  * (__ressd_log_seal_soon()).  Caller holds rc->lock; never sleeps.
  */
 struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc)

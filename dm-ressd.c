@@ -639,8 +639,13 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	u64 nr = ressd_block_of(bio_sectors(bio));
 	unsigned int bytes = bio->bi_iter.bi_size;
 	bool discard = bio_op(bio) == REQ_OP_DISCARD;
-	/* Once logged, the bio may complete as soon as rc->lock is dropped. */
-	bool fua = bio->bi_opf & (REQ_FUA | REQ_PREFLUSH);
+	/*
+	 * Once logged, the bio may complete as soon as rc->lock is dropped: a
+	 * task ending its plug may write it (__ressd_log_unplug_chunk()), and
+	 * when the worker maps it again nothing of dm's holds it any more.
+	 */
+	const blk_opf_t opf = bio->bi_opf;
+	bool fua = opf & (REQ_FUA | REQ_PREFLUSH);
 	enum ressd_map_op op = RESSD_MAP_HOME;
 	bool direct = false;
 	unsigned long flags;
@@ -681,7 +686,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		 * Seal at the end of the burst, or now without a plug.  A FUA
 		 * write's record is sealed already (with FUA).
 		 */
-		if (!fua && !ressd_plug_burst(rc, bio->bi_opf)) {
+		if (!fua && !ressd_plug_burst(rc, opf)) {
 			spin_lock_irqsave(&rc->lock, flags);
 			__ressd_log_seal_soon(rc);
 			spin_unlock_irqrestore(&rc->lock, flags);
@@ -848,8 +853,14 @@ static int ressd_hold(struct ressd_c *rc, struct bio *bio, bool durable,
 		__ressd_log_wait_durable(rc, bio);
 	else
 		bio_list_add(&rc->inval_retry, bio);
-	spin_unlock_irqrestore(&rc->lock, flags);
+	/*
+	 * Kick before the lock is dropped: from then on the worker may
+	 * complete @bio, a suspend that waited for it may end, and the
+	 * destructor (whose synchronize_rcu() this end_io is not under) may
+	 * free the workqueue.
+	 */
 	ressd_kick(rc);
+	spin_unlock_irqrestore(&rc->lock, flags);
 	return DM_ENDIO_INCOMPLETE;
 }
 
