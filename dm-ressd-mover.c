@@ -246,6 +246,7 @@ static int ressd_mover_read_log(struct ressd_c *rc, const struct ressd_log_reade
  */
 static void __ressd_mover_hold(struct ressd_c *rc, u64 lo, u64 hi, bool fill)
 {
+	lockdep_assert_held(&rc->lock);
 	rc->mover.busy_lo = lo;
 	rc->mover.busy_hi = hi;
 	rc->mover.fill = fill;
@@ -1251,13 +1252,15 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 /*
  * 3. Everything that superseded an entry of the region is durable: the
  * home writes (the origin flush) and the invalidations (the log).  -EAGAIN
- * when a block skipped for a write in flight is still live.
+ * when a block skipped for a write in flight is still live.  The moves are
+ * checked RESSD_RELEASE_STEP a hold of the index lock (interrupts off), as
+ * ressd_round_release() unmaps them: a round may hold over 100000.
  */
 static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 {
+	u32 n = r->n_home + r->n_fwd, i = 0, step;
 	bool left = false;
 	int err;
-	u32 i;
 
 	if (r->density)
 		ressd_round_drop_far(rc, r);
@@ -1266,15 +1269,19 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 		err = ressd_log_sync(rc);
 	if (err)
 		return err;
-	spin_lock_irq(&rc->index.lock);
-	for (i = 0; i < r->n_home + r->n_fwd && !left; i++) {
-		struct ressd_move *mv = i < r->n_home ? &r->mv[i] : &r->fwd[i - r->n_home];
-		u64 b;
+	while (i < n && !left) {
+		spin_lock_irq(&rc->index.lock);
+		for (step = 0; i < n && step < RESSD_RELEASE_STEP && !left; i++, step++) {
+			const struct ressd_move *mv = i < r->n_home ? &r->mv[i] :
+							  &r->fwd[i - r->n_home];
+			u64 b;
 
-		left = !mv->far && mv->skip && !mv->superseded &&
-		       __ressd_index_slot_block(&rc->index, mv->slot, &b);
+			left = !mv->far && mv->skip && !mv->superseded &&
+			       __ressd_index_slot_block(&rc->index, mv->slot, &b);
+		}
+		spin_unlock_irq(&rc->index.lock);
+		cond_resched();
 	}
-	spin_unlock_irq(&rc->index.lock);
 	return left ? -EAGAIN : 0;
 }
 
@@ -1483,6 +1490,7 @@ bool __ressd_mover_busy(struct ressd_c *rc, u64 block, u64 nr)
 
 bool __ressd_mover_fill_busy(struct ressd_c *rc, u64 block, u64 nr)
 {
+	lockdep_assert_held(&rc->lock);
 	return rc->mover.fill && __ressd_mover_busy(rc, block, nr);
 }
 
