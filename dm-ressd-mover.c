@@ -71,6 +71,8 @@
 #define RESSD_SCAN_STEP		64
 /* Slots one hold of the locks unmaps or checks when a round ends. */
 #define RESSD_RELEASE_STEP	256
+/* Rounds without memory (100 ms apart) a suspend waits for, at most. */
+#define RESSD_MOVER_NOMEM_TRIES	50
 
 /* Bios of one step in flight: the step waits for all of them. */
 struct ressd_mover_wait {
@@ -1252,9 +1254,13 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 /*
  * 3. Everything that superseded an entry of the region is durable: the
  * home writes (the origin flush) and the invalidations (the log).  -EAGAIN
- * when a block skipped for a write in flight is still live.  The moves are
- * checked RESSD_RELEASE_STEP a hold of the index lock (interrupts off), as
- * ressd_round_release() unmaps them: a round may hold over 100000.
+ * when a block skipped for a write in flight is still live.  That is
+ * checked before the flush: a block unmapped by then had its home write
+ * complete before the flush was issued, which makes it durable; one
+ * unmapped after the check is tried again.  The moves are checked
+ * RESSD_RELEASE_STEP a hold of the index lock (interrupts off), as
+ * ressd_round_release() unmaps them: a round may hold over 100000.  A slot
+ * of the region once unmapped stays so (nothing maps it anew).
  */
 static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 {
@@ -1264,11 +1270,6 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 
 	if (r->density)
 		ressd_round_drop_far(rc, r);
-	err = ressd_origin_flush(rc);
-	if (!err)
-		err = ressd_log_sync(rc);
-	if (err)
-		return err;
 	while (i < n && !left) {
 		spin_lock_irq(&rc->index.lock);
 		for (step = 0; i < n && step < RESSD_RELEASE_STEP && !left; i++, step++) {
@@ -1282,7 +1283,12 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 		spin_unlock_irq(&rc->index.lock);
 		cond_resched();
 	}
-	return left ? -EAGAIN : 0;
+	if (left)
+		return -EAGAIN;
+	err = ressd_origin_flush(rc);
+	if (!err)
+		err = ressd_log_sync(rc);
+	return err;
 }
 
 /*
@@ -1347,9 +1353,12 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
 }
 
 /*
- * One round.  Returns 0, -EAGAIN when a block of the region could not be
- * moved yet (a home write over it is in flight; try again soon), or an
- * error (the mover stops and the target goes read-only).
+ * One round.  Returns 0; -EAGAIN when a block of the region could not be
+ * moved yet (a home write over it is in flight; try again soon); -ENOMEM
+ * when its buffers could not be allocated (nothing done yet; try again
+ * later); or an error (the target goes read-only).  An I/O that failed with
+ * BLK_STS_RESOURCE comes back as -ENOMEM too: past the buffers, that is an
+ * error like any other.
  */
 static int ressd_mover_round(struct ressd_c *rc)
 {
@@ -1357,7 +1366,11 @@ static int ressd_mover_round(struct ressd_c *rc)
 	int err;
 
 	err = ressd_round_init(rc, &r);
-	if (!err && r.want)
+	if (err) {
+		ressd_round_exit(&r);
+		return err;
+	}
+	if (r.want)
 		err = ressd_round_plan(rc, &r);
 	if (!err && r.want) {
 		ressd_round_decide(rc, &r);
@@ -1370,7 +1383,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 	if (!err && r.want)
 		err = ressd_round_release(rc, &r);
 	ressd_round_exit(&r);
-	return err;
+	return err == -ENOMEM ? -EIO : err;
 }
 
 /*
@@ -1409,7 +1422,7 @@ static bool ressd_mover_should_run(struct ressd_c *rc, bool *active)
 static int ressd_mover_thread(void *data)
 {
 	struct ressd_c *rc = data;
-	unsigned int noio;
+	unsigned int noio, nomem = 0;
 	bool active = false;
 	int r;
 
@@ -1423,23 +1436,26 @@ static int ressd_mover_thread(void *data)
 		r = ressd_mover_round(rc);
 		memalloc_noio_restore(noio);
 		wake_up_all(&rc->wait);
-		if (r == -ENOMEM) {
-			/*
-			 * No memory for the round's buffers: nothing was
-			 * moved (or the round ends before its checkpoint,
-			 * which is as if it never ran).  Memory pressure
-			 * passes; the log keeps taking writes meanwhile, or
-			 * sends them home when full.
-			 */
+		/*
+		 * No memory for a round's buffers: memory pressure passes,
+		 * and the log keeps taking writes meanwhile (or sends them
+		 * home when full).  Only a suspend that waits for writes held
+		 * for room gives up after RESSD_MOVER_NOMEM_TRIES.
+		 */
+		if (r == -ENOMEM && (++nomem < RESSD_MOVER_NOMEM_TRIES ||
+				     !READ_ONCE(rc->suspending))) {
 			DMWARN_LIMIT("%s: no memory for a mover round; trying again",
 				     dm_device_name(dm_table_get_md(rc->ti->table)));
-			schedule_timeout_interruptible(msecs_to_jiffies(100));
+			wait_event_freezable_timeout(rc->log.mover_wait, kthread_should_stop(),
+						     msecs_to_jiffies(100));
 			continue;
 		}
+		nomem = 0;
 		if (r != -EAGAIN)
 			active = false;
 		if (r == -EAGAIN)
-			schedule_timeout_interruptible(msecs_to_jiffies(10));
+			wait_event_freezable_timeout(rc->log.mover_wait, kthread_should_stop(),
+						     msecs_to_jiffies(10));
 		else if (r)
 			ressd_set_mode(rc, RESSD_MODE_RO, "the mover failed");
 	}

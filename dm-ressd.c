@@ -13,12 +13,12 @@
  * This file owns the constructor (every argument is validated and each
  * failure has its own ti->error), map() and end_io(), the suspend sequence,
  * and the status and message interfaces.  map() never sleeps and never
- * allocates: a small random write (at most small_write_max, not continuing
- * a recent stream) is put in the open log record (dm-ressd-meta.c) and held
- * until the record is written; any other write goes home, and when it covers
- * logged blocks its completion records an invalidation before those blocks
- * are unmapped; reads go home, to the log, or are cut where the index
- * changes between the two.  Work that may sleep is done by the worker
+ * allocates: a small random write (at most small_write_max and a record's
+ * blocks, not continuing a recent stream) is put in the open log record
+ * (dm-ressd-log.c) and held until the record is written; any other write
+ * goes home, and when it covers logged blocks its completion records an
+ * invalidation before those blocks are unmapped; reads go home, to the log,
+ * or are cut where the index changes between the two.  Work that may sleep is done by the worker
  * (records, flushes, retries) and the mover (dm-ressd-mover.c).
  *
  * Crash semantics: a write is acknowledged only when its data is on the
