@@ -36,18 +36,20 @@ def huge_kb(addr):
 
 head = b"ressd-big %d\n" % off
 want = (head * (HUGE // len(head) + 1))[:HUGE]
-keep = []
-for _ in range(20):			# a huge page may take compaction: try again
+for attempt in range(20):		# a huge page may take compaction: try again
     area = mmap.mmap(-1, 2 * HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    base = ctypes.addressof(ctypes.c_char.from_buffer(area))
+    first = ctypes.c_char.from_buffer(area)
+    base = ctypes.addressof(first)
+    del first				# (an export would keep the area open)
     start = -base % HUGE		# the huge page's place in the area
     area.madvise(mmap.MADV_HUGEPAGE, 0, 2 * HUGE)
     buf = memoryview(area)[start:start + HUGE]
     buf[:] = want
     huge = huge_kb(base + start)
-    if huge >= 2048:
+    if huge >= 2048 or attempt == 19:
         break
-    keep.append(buf)
+    buf.release()
+    area.close()
     with open("/proc/sys/vm/compact_memory", "w") as f:
         f.write("1")
 fd = os.open(dev, (os.O_WRONLY if mode == "write" else os.O_RDONLY) | os.O_DIRECT)

@@ -16,7 +16,7 @@
 FS=/sys/kernel/debug/failslab
 [ -d /sys/kernel/debug/tracing ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -d $FS ] || fail "this kernel has no failslab (CONFIG_FAILSLAB: the UML debug kernels have it)"
-INJECT=3				# failures: the first round, and its retries
+INJECT=3				# failures: the first rounds' allocations
 
 D=/dev/mapper/nm
 N=300					# blocks written, each with a flush: 600 slots
@@ -59,7 +59,8 @@ echo 100 >$FS/probability
 echo 1 >$FS/interval
 echo $INJECT >$FS/times
 echo 1 >"/proc/$pid/make-it-fail"
-trap 'echo 0 2>/dev/null >"/proc/$pid/make-it-fail"; echo 0 >$FS/probability' EXIT
+trap 'echo 0 2>/dev/null >"/proc/$pid/make-it-fail"; echo 0 >$FS/probability
+	echo N >$FS/task-filter' EXIT
 
 python3 "$TMPDIR/nm.py" write $D $N || fail "the writes failed; the target is $(status_field nm 10)"
 for _ in $(seq 60); do
