@@ -178,6 +178,11 @@ const char *ressd_sb_check(const struct ressd_disk_sb *sb, u64 location,
 		      le32_to_cpu(sb->csum), ressd_sb_csum(sb));
 		return "Bad superblock checksum";
 	}
+	if (le64_to_cpu(sb->generation) > RESSD_MAX_GENERATION) {
+		DMERR("superblock %llu: generation %llu above %llu", location,
+		      le64_to_cpu(sb->generation), RESSD_MAX_GENERATION);
+		return "Superblock generation out of range";
+	}
 	v = le32_to_cpu(sb->version);
 	if (v < RESSD_FORMAT_MIN || v > RESSD_FORMAT_MAX) {
 		DMERR("superblock %llu: format version %u, supported %u..%u",

@@ -200,6 +200,16 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 		r = -EINVAL;
 		goto out;
 	}
+	/* Numbers replay accepts for everything this activation writes. */
+	if (ressd_table_writable(rc->ti->table) &&
+	    (info[best].epoch >= RESSD_MAX_EPOCH ||
+	     info[best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM)) {
+		DMERR("superblock %d: epoch %llu, checkpoint sequence %llu: too near %llu",
+		      best, info[best].epoch, info[best].tail_seq, RESSD_MAX_SEQ);
+		*error = "Log sequence numbers exhausted: use a read-only table";
+		r = -EINVAL;
+		goto out;
+	}
 	mutex_lock(&rc->meta.lock);
 	rc->meta.sb = info[best];
 	mutex_unlock(&rc->meta.lock);

@@ -147,6 +147,9 @@ const char *fz_sb_expect(const u8 *blk, u64 location, const struct ressd_geometr
 		return "Superblock at the wrong location";
 	if (fz_get32(blk, 8) != fz_meta_csum(blk, fz_get64(blk, 32)))
 		return "Bad superblock checksum";
+	/* generations stay below 2^62: the larger wins, and must never wrap */
+	if (fz_get64(blk, 24) >= 1ULL << 62)
+		return "Superblock generation out of range";
 	v = fz_get32(blk, 12);
 	if (v < RESSD_FORMAT_MIN || v > RESSD_FORMAT_MAX)
 		return "Unsupported on-disk format version";

@@ -256,6 +256,7 @@ static void fr_sb_roundtrip(const u8 *data, size_t size)
 	if (sane) {
 		info.nr_slots = ressd_nr_slots(g.log_sectors);
 		info.tail_slot %= info.nr_slots;
+		info.generation &= RESSD_MAX_GENERATION;
 		info.tail_seq &= RESSD_MAX_SEQ;
 		info.epoch &= RESSD_MAX_EPOCH;
 		info.incompat = 0;

@@ -1786,6 +1786,45 @@ static void ressd_sb_test_epoch(struct kunit *test)
 }
 
 /*
+ * Generations stay below 2^62: the larger one wins a load, and one that
+ * wrapped to 0 would never win again.
+ */
+static void ressd_sb_test_generation(struct kunit *test)
+{
+	static const struct {
+		u64 generation;
+		bool valid;
+	} cases[] = {
+		{ 0, true }, { 1, true }, { RESSD_MAX_GENERATION, true },
+		{ RESSD_MAX_GENERATION + 1, false }, { U64_MAX, false },
+	};
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_sb_info info = {
+		.nonce = 9, .epoch = 2,
+		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
+		.tail_slot = 1, .tail_seq = 5,
+	};
+	struct ressd_tunables t;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_EXPECT_EQ(test, RESSD_MAX_GENERATION, (1ULL << 62) - 1);
+	ressd_default_tunables(&t);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *why;
+
+		info.generation = cases[i].generation;
+		ressd_sb_encode(sb, 1, &info, &sb_geo, &t);
+		why = ressd_sb_check(sb, 1, &sb_geo);
+		if (cases[i].valid)
+			KUNIT_EXPECT_NULL_MSG(test, why, "generation %llu", cases[i].generation);
+		else
+			KUNIT_EXPECT_STREQ_MSG(test, why, "Superblock generation out of range",
+					       "generation %llu", cases[i].generation);
+	}
+}
+
+/*
  * Unknown read-only compatible features leave a copy valid: whether it may
  * be loaded depends on the table's mode, which ressd_meta_load() decides.
  * Unknown incompatible features make it invalid.
@@ -1828,6 +1867,7 @@ static struct kunit_case ressd_format_test_cases[] = {
 	KUNIT_CASE(ressd_sb_test_every_bit),
 	KUNIT_CASE(ressd_sb_test_fields),
 	KUNIT_CASE(ressd_sb_test_epoch),
+	KUNIT_CASE(ressd_sb_test_generation),
 	KUNIT_CASE(ressd_sb_test_features),
 	KUNIT_CASE(ressd_sb_test_nr_slots),
 	KUNIT_CASE(ressd_format_test_roundtrip),

@@ -350,13 +350,16 @@ static void mutations(void)
 		{ "nr_slots=2^32-1", 88, 4, 0xffffffff, P_NONE },
 		{ "tail_slot=2^32-1", 108, 4, 0xffffffff, P_NONE },
 		{ "tail_seq=0", 112, 8, 0, P_NONE },
+		{ "tail_seq=2^62-1", 112, 8, (1ULL << 62) - 1, P_NONE },
 		{ "tail_seq=2^62", 112, 8, 1ULL << 62, P_NONE },
 		{ "tail_seq=2^64-1", 112, 8, UINT64_MAX, P_NONE },
 		{ "epoch=0", 120, 8, 0, P_NONE },
-		{ "epoch=2^62-1", 120, 8, (1ULL << 62) - 1, P_ALL },	/* the largest valid */
+		/* the largest valid (a writable table refuses it: exhausted) */
+		{ "epoch=2^62-1", 120, 8, (1ULL << 62) - 1, P_ALL },
 		{ "epoch=2^62", 120, 8, 1ULL << 62, P_NONE },
 		{ "epoch=2^64-1", 120, 8, UINT64_MAX, P_NONE },
 		{ "generation=0", 24, 8, 0, P_NONE },
+		{ "generation=2^62", 24, 8, 1ULL << 62, P_NONE },
 		{ "generation=2^64-1", 24, 8, UINT64_MAX, P_NONE },
 		{ "small_write_max=0", 92, 4, 0, P_ALL },
 		{ "mover_batch=2^32-1", 96, 4, 0xffffffff, P_ALL },

@@ -142,6 +142,11 @@ const char *sb_check(const void *blk, u64 location, const struct ressd_geo *g,
 		snprintf(detail, n, "checksum %08x, computed %08x", le32_get(sb->csum), csum);
 		return "Bad superblock checksum";
 	}
+	if (i.generation > RESSD_MAX_GENERATION) {
+		snprintf(detail, n, "generation %" PRIu64 " above %llu", i.generation,
+			 RESSD_MAX_GENERATION);
+		return "Superblock generation out of range";
+	}
 	if (i.version < RESSD_FORMAT_MIN || i.version > RESSD_FORMAT_MAX) {
 		snprintf(detail, n, "format version %u, supported %u..%u", i.version,
 			 RESSD_FORMAT_MIN, RESSD_FORMAT_MAX);
