@@ -96,18 +96,20 @@
  */
 #define RESSD_MAX_EPOCH		((1ULL << 62) - 1)
 /*
- * What a log written to must have left of both: the sequence numbers of the
- * records an activation writes (2^40 records: more than any device takes),
- * and the epoch its recovery takes.  A superblock nearer the end (only a
- * forged one gets there) is for a read-only table: written to, it would
- * take numbers that replay refuses, and lose what was written then.
- */
-#define RESSD_SEQ_HEADROOM	0x10000000000ULL	/* 2^40 */
-/*
  * Superblock generations stay below 2^62 too: the newest copy is the one
  * with the larger generation, which a generation wrapping to 0 would lose.
  */
 #define RESSD_MAX_GENERATION	((1ULL << 62) - 1)
+/*
+ * What a log written to must have left of its numbers: sequence numbers
+ * for the records an activation writes and generations for its superblock
+ * writes (2^40 each), and the epoch its recovery takes.  Numbers grow by
+ * one a record, a superblock write or an activation, so only a forged or
+ * damaged superblock starts this near the end; it is for a read-only table:
+ * written to, the log would take numbers that a load or replay refuses, and
+ * lose what was written then.
+ */
+#define RESSD_SEQ_HEADROOM	0x10000000000ULL	/* 2^40 */
 
 /*
  * Superblock, at blocks 0 and 1 of the log range.  The rest of the 4 KiB

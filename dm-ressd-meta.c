@@ -91,6 +91,13 @@ int ressd_meta_write_sb(struct ressd_c *rc)
 	if (!page)
 		return -ENOMEM;
 	mutex_lock(&rc->meta.lock);
+	/* A generation no load takes: the copy would be lost (never, but for a forged log). */
+	if (rc->meta.sb.generation >= RESSD_MAX_GENERATION) {
+		mutex_unlock(&rc->meta.lock);
+		__free_page(page);
+		DMERR("superblock generation %llu at its end: not written", rc->meta.sb.generation);
+		return -EOVERFLOW;
+	}
 	rc->meta.sb.generation++;
 	/* Odd generations live in copy A, even ones in copy B. */
 	r = __ressd_meta_write_copy(rc, (rc->meta.sb.generation & 1) ? 0 : 1, page);
@@ -200,12 +207,14 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 		r = -EINVAL;
 		goto out;
 	}
-	/* Numbers replay accepts for everything this activation writes. */
+	/* Numbers a load and replay accept for everything this activation writes. */
 	if (ressd_table_writable(rc->ti->table) &&
 	    (info[best].epoch >= RESSD_MAX_EPOCH ||
-	     info[best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM)) {
-		DMERR("superblock %d: epoch %llu, checkpoint sequence %llu: too near %llu",
-		      best, info[best].epoch, info[best].tail_seq, RESSD_MAX_SEQ);
+	     info[best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM ||
+	     info[best].generation > RESSD_MAX_GENERATION - RESSD_SEQ_HEADROOM)) {
+		DMERR("superblock %d: generation %llu, epoch %llu, checkpoint seq %llu: near %llu",
+		      best, info[best].generation, info[best].epoch, info[best].tail_seq,
+		      RESSD_MAX_SEQ);
 		*error = "Log sequence numbers exhausted: use a read-only table";
 		r = -EINVAL;
 		goto out;

@@ -359,6 +359,7 @@ static void mutations(void)
 		{ "epoch=2^62", 120, 8, 1ULL << 62, P_NONE },
 		{ "epoch=2^64-1", 120, 8, UINT64_MAX, P_NONE },
 		{ "generation=0", 24, 8, 0, P_NONE },
+		{ "generation=2^62-1", 24, 8, (1ULL << 62) - 1, P_ALL },
 		{ "generation=2^62", 24, 8, 1ULL << 62, P_NONE },
 		{ "generation=2^64-1", 24, 8, UINT64_MAX, P_NONE },
 		{ "small_write_max=0", 92, 4, 0, P_ALL },

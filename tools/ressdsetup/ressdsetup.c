@@ -1479,10 +1479,12 @@ static bool judge_superblocks(struct ctx *c)
 	say(c, "log: dm-ressd loads superblock %s (generation %" PRIu64 ")", copy_name(c->best),
 	    c->sbi[c->best].generation);
 	if (c->sbi[c->best].epoch >= RESSD_MAX_EPOCH ||
-	    c->sbi[c->best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM)
-		problem(c, "epoch %" PRIu64 ", checkpoint sequence %" PRIu64 ": dm-ressd refuses a "
-			"writable table with \"Log sequence numbers exhausted: use a read-only "
-			"table\"", c->sbi[c->best].epoch, c->sbi[c->best].tail_seq);
+	    c->sbi[c->best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM ||
+	    c->sbi[c->best].generation > RESSD_MAX_GENERATION - RESSD_SEQ_HEADROOM)
+		problem(c, "generation %" PRIu64 ", epoch %" PRIu64 ", checkpoint sequence %" PRIu64
+			": dm-ressd refuses a writable table with \"Log sequence numbers exhausted: "
+			"use a read-only table\" (open it with --readonly)",
+			c->sbi[c->best].generation, c->sbi[c->best].epoch, c->sbi[c->best].tail_seq);
 	if (c->sbi[c->best].ro_compat & ~RESSD_FEATURE_RO_COMPAT_SUPP)
 		problem(c, "superblock %s has read-only compatible features this version does not "
 			"know (%x): dm-ressd refuses a writable table with \"Unknown read-only "
