@@ -111,6 +111,13 @@
  */
 #define RESSD_SEQ_HEADROOM	0x10000000000ULL	/* 2^40 */
 
+/* A superblock with these numbers is for a read-only table (above). */
+static inline bool ressd_sb_numbers_exhausted(u64 generation, u64 epoch, u64 tail_seq)
+{
+	return epoch >= RESSD_MAX_EPOCH || tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM ||
+	       generation > RESSD_MAX_GENERATION - RESSD_SEQ_HEADROOM;
+}
+
 /*
  * Superblock, at blocks 0 and 1 of the log range.  The rest of the 4 KiB
  * block is zero and covered by the checksum.

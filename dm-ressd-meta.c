@@ -209,9 +209,8 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 	}
 	/* Numbers a load and replay accept for everything this activation writes. */
 	if (ressd_table_writable(rc->ti->table) &&
-	    (info[best].epoch >= RESSD_MAX_EPOCH ||
-	     info[best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM ||
-	     info[best].generation > RESSD_MAX_GENERATION - RESSD_SEQ_HEADROOM)) {
+	    ressd_sb_numbers_exhausted(info[best].generation, info[best].epoch,
+				       info[best].tail_seq)) {
 		DMERR("superblock %d: generation %llu, epoch %llu, checkpoint seq %llu: near %llu",
 		      best, info[best].generation, info[best].epoch, info[best].tail_seq,
 		      RESSD_MAX_SEQ);

@@ -1251,6 +1251,12 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 	return 0;
 }
 
+/* Move @i of the round: its home moves, then its copies forward. */
+static const struct ressd_move *ressd_round_move(const struct ressd_round *r, u32 i)
+{
+	return i < r->n_home ? &r->mv[i] : &r->fwd[i - r->n_home];
+}
+
 /*
  * 3. Everything that superseded an entry of the region is durable: the
  * home writes (the origin flush) and the invalidations (the log).  -EAGAIN
@@ -1273,8 +1279,7 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 	while (i < n && !left) {
 		spin_lock_irq(&rc->index.lock);
 		for (step = 0; i < n && step < RESSD_RELEASE_STEP && !left; i++, step++) {
-			const struct ressd_move *mv = i < r->n_home ? &r->mv[i] :
-							  &r->fwd[i - r->n_home];
+			const struct ressd_move *mv = ressd_round_move(r, i);
 			u64 b;
 
 			left = !mv->far && mv->skip && !mv->superseded &&
@@ -1326,8 +1331,7 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
 		spin_lock_irq(&rc->lock);
 		spin_lock(&rc->index.lock);
 		for (step = 0; i < n && step < RESSD_RELEASE_STEP; i++, step++) {
-			const struct ressd_move *mv = i < r->n_home ? &r->mv[i] :
-							  &r->fwd[i - r->n_home];
+			const struct ressd_move *mv = ressd_round_move(r, i);
 
 			if (!mv->far)
 				__ressd_index_remove_slot(&rc->index, mv->slot);

@@ -18,8 +18,9 @@
  * (dm-ressd-log.c) and held until the record is written; any other write
  * goes home, and when it covers logged blocks its completion records an
  * invalidation before those blocks are unmapped; reads go home, to the log,
- * or are cut where the index changes between the two.  Work that may sleep is done by the worker
- * (records, flushes, retries) and the mover (dm-ressd-mover.c).
+ * or are cut where the index changes between the two.  Work that may sleep
+ * is done by the worker (records, flushes, retries) and the mover
+ * (dm-ressd-mover.c).
  *
  * Crash semantics: a write is acknowledged only when its data is on the
  * device (home, or in a written record); a FLUSH completes only when the

@@ -1744,6 +1744,39 @@ static void ressd_sb_test_fields(struct kunit *test)
 			   "Superblock geometry does not match the table");
 }
 
+/* A superblock number and whether ressd_sb_check() takes it. */
+struct ressd_t_bound {
+	u64 v;
+	bool valid;
+};
+
+/*
+ * Encode @info with *@field (one of its members) set to each case and
+ * check it: valid, or refused with @bad.
+ */
+static void ressd_t_sb_bounds(struct kunit *test, struct ressd_sb_info *info, u64 *field,
+			      const char *name, const struct ressd_t_bound *cases,
+			      unsigned int n, const char *bad)
+{
+	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	struct ressd_tunables t;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	ressd_default_tunables(&t);
+	for (i = 0; i < n; i++) {
+		const char *why;
+
+		*field = cases[i].v;
+		ressd_sb_encode(sb, 1, info, &sb_geo, &t);
+		why = ressd_sb_check(sb, 1, &sb_geo);
+		if (cases[i].valid)
+			KUNIT_EXPECT_NULL_MSG(test, why, "%s %llu", name, cases[i].v);
+		else
+			KUNIT_EXPECT_STREQ_MSG(test, why, bad, "%s %llu", name, cases[i].v);
+	}
+}
+
 /*
  * The epoch stays below 2^62 as the sequence numbers do: recovery writes
  * epoch + 1, and an epoch that wrapped to 0 would let a stale record of an
@@ -1751,38 +1784,20 @@ static void ressd_sb_test_fields(struct kunit *test)
  */
 static void ressd_sb_test_epoch(struct kunit *test)
 {
-	static const struct {
-		u64 epoch;
-		bool valid;
-	} cases[] = {
+	static const struct ressd_t_bound cases[] = {
 		{ 0, true }, { 1, true }, { RESSD_MAX_EPOCH, true },
 		{ RESSD_MAX_EPOCH + 1, false }, { 1ULL << 63, false },
 		{ U64_MAX - 1, false }, { U64_MAX, false },
 	};
-	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	struct ressd_sb_info info = {
 		.nonce = 9, .generation = 3,
 		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
 		.tail_slot = 1, .tail_seq = 5,
 	};
-	struct ressd_tunables t;
-	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, sb);
 	KUNIT_EXPECT_EQ(test, RESSD_MAX_EPOCH, (1ULL << 62) - 1);
-	ressd_default_tunables(&t);
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *why;
-
-		info.epoch = cases[i].epoch;
-		ressd_sb_encode(sb, 1, &info, &sb_geo, &t);
-		why = ressd_sb_check(sb, 1, &sb_geo);
-		if (cases[i].valid)
-			KUNIT_EXPECT_NULL_MSG(test, why, "epoch %llu", cases[i].epoch);
-		else
-			KUNIT_EXPECT_STREQ_MSG(test, why, "Superblock checkpoint out of range",
-					       "epoch %llu", cases[i].epoch);
-	}
+	ressd_t_sb_bounds(test, &info, &info.epoch, "epoch", cases, ARRAY_SIZE(cases),
+			  "Superblock checkpoint out of range");
 }
 
 /*
@@ -1791,37 +1806,19 @@ static void ressd_sb_test_epoch(struct kunit *test)
  */
 static void ressd_sb_test_generation(struct kunit *test)
 {
-	static const struct {
-		u64 generation;
-		bool valid;
-	} cases[] = {
+	static const struct ressd_t_bound cases[] = {
 		{ 0, true }, { 1, true }, { RESSD_MAX_GENERATION, true },
 		{ RESSD_MAX_GENERATION + 1, false }, { U64_MAX, false },
 	};
-	struct ressd_disk_sb *sb = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	struct ressd_sb_info info = {
 		.nonce = 9, .epoch = 2,
 		.nr_slots = ressd_nr_slots(sb_geo.log_sectors),
 		.tail_slot = 1, .tail_seq = 5,
 	};
-	struct ressd_tunables t;
-	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, sb);
 	KUNIT_EXPECT_EQ(test, RESSD_MAX_GENERATION, (1ULL << 62) - 1);
-	ressd_default_tunables(&t);
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *why;
-
-		info.generation = cases[i].generation;
-		ressd_sb_encode(sb, 1, &info, &sb_geo, &t);
-		why = ressd_sb_check(sb, 1, &sb_geo);
-		if (cases[i].valid)
-			KUNIT_EXPECT_NULL_MSG(test, why, "generation %llu", cases[i].generation);
-		else
-			KUNIT_EXPECT_STREQ_MSG(test, why, "Superblock generation out of range",
-					       "generation %llu", cases[i].generation);
-	}
+	ressd_t_sb_bounds(test, &info, &info.generation, "generation", cases,
+			  ARRAY_SIZE(cases), "Superblock generation out of range");
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include <endian.h>
 #include <linux/types.h>	/* __u8, __le16, __le32, __le64 (the uapi's) */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1478,9 +1478,8 @@ static bool judge_superblocks(struct ctx *c)
 				copy_name((c->sbi[c->best].generation + 1) & 1 ? 0 : 1));
 	say(c, "log: dm-ressd loads superblock %s (generation %" PRIu64 ")", copy_name(c->best),
 	    c->sbi[c->best].generation);
-	if (c->sbi[c->best].epoch >= RESSD_MAX_EPOCH ||
-	    c->sbi[c->best].tail_seq > RESSD_MAX_SEQ - RESSD_SEQ_HEADROOM ||
-	    c->sbi[c->best].generation > RESSD_MAX_GENERATION - RESSD_SEQ_HEADROOM)
+	if (ressd_sb_numbers_exhausted(c->sbi[c->best].generation, c->sbi[c->best].epoch,
+				       c->sbi[c->best].tail_seq))
 		problem(c, "generation %" PRIu64 ", epoch %" PRIu64 ", checkpoint sequence %" PRIu64
 			": dm-ressd refuses a writable table with \"Log sequence numbers exhausted: "
 			"use a read-only table\" (open it with --readonly)",
