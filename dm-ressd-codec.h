@@ -186,6 +186,19 @@ int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
 		   const char **why);
 
 /*
+ * Look through every slot of the log for a valid record trailer that only a
+ * superblock newer than the one loaded lets exist: an epoch above @epoch (a
+ * record is written in the epoch of a superblock already durable) or a
+ * checkpoint above @tail_seq (a record carries the checkpoint of the newest
+ * superblock written before it, and checkpoints only grow).  Returns 1 with
+ * *@r the first such trailer (@buf holds it), 0 when there is none, or a
+ * read error.  May sleep when @read does.
+ */
+int ressd_log_find_newer(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
+			 const struct ressd_log_geo *lg, u64 epoch, u64 tail_seq,
+			 void *buf, struct ressd_trailer *r);
+
+/*
  * Replay the log from the checkpoint into an empty index.  Reads go through
  * @read, so that KUnit can replay generated logs; in the kernel they are
  * synchronous bios (may sleep).

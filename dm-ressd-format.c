@@ -371,6 +371,28 @@ int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_rec_find);
 
+int ressd_log_find_newer(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
+			 const struct ressd_log_geo *lg, u64 epoch, u64 tail_seq,
+			 void *buf, struct ressd_trailer *r)
+{
+	u32 u;
+	int err;
+
+	for (u = 0; u < lg->nr_slots; u++) {
+		err = read(ctx, u, buf);
+		if (err)
+			return err;
+		if (le64_to_cpu(((struct ressd_disk_rec *)buf)->magic) != RESSD_REC_MAGIC)
+			continue;
+		if (ressd_rec_decode(buf, lg, u, r))
+			continue;
+		if (r->epoch > epoch || r->tail_seq > tail_seq)
+			return 1;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_find_newer);
+
 /*
  * Find the trailer of the record that starts at @slot with @seq, whose
  * epoch must lie between @min_epoch (its predecessor's) and the

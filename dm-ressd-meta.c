@@ -13,10 +13,17 @@
  * are never mistaken for new ones).  The encoders and checkers it uses are
  * pure and live in dm-ressd-format.c.
  *
- * Superblock writes: each goes to the copy that does not hold the newest
- * generation, with PREFLUSH and FUA, so that a torn or lost write leaves the
- * other copy intact; on load the valid copy with the higher generation
- * wins.  Writers hold rc->meta.lock.
+ * Superblock writes: each state (a checkpoint, an epoch) is written to both
+ * copies, first to the one that does not hold the newest generation, then
+ * to the other, each with PREFLUSH and FUA and a generation one above the
+ * last; on load the valid copy with the higher generation wins.  Nothing
+ * depends on a state (a region reused, records of a new epoch) before both
+ * writes are done: a torn write of the first leaves the state before it,
+ * which the log still matches; a torn write of the second, or a copy that
+ * rots later, leaves the other copy with the same state.  (A log written
+ * before this wrote each state once: when the copy that lost the load may
+ * have been the newer, recovery checks the log, ressd_meta_check_newer().)
+ * Writers hold rc->meta.lock.
  *
  * Format rule: a log range whose first 8 KiB (both superblock copies) are
  * all zero is formatted (a new random nonce, generation 1 in copy A and 2 in
@@ -86,23 +93,25 @@ static int __ressd_meta_write_copy(struct ressd_c *rc, u64 location,
 int ressd_meta_write_sb(struct ressd_c *rc)
 {
 	struct page *page = alloc_page(GFP_KERNEL);
-	int r;
+	int i, r = 0;
 
 	if (!page)
 		return -ENOMEM;
 	mutex_lock(&rc->meta.lock);
-	/* A generation no load takes: the copy would be lost (never, but for a forged log). */
-	if (rc->meta.sb.generation >= RESSD_MAX_GENERATION) {
-		mutex_unlock(&rc->meta.lock);
-		__free_page(page);
-		DMERR("superblock generation %llu at its end: not written", rc->meta.sb.generation);
-		return -EOVERFLOW;
+	for (i = 0; i < RESSD_SB_BLOCKS && !r; i++) {
+		/* A generation no load takes: the copy would be lost (a forged log). */
+		if (rc->meta.sb.generation >= RESSD_MAX_GENERATION) {
+			DMERR("superblock generation %llu at its end: not written",
+			      rc->meta.sb.generation);
+			r = -EOVERFLOW;
+			break;
+		}
+		rc->meta.sb.generation++;
+		/* Odd generations live in copy A, even ones in copy B. */
+		r = __ressd_meta_write_copy(rc, (rc->meta.sb.generation & 1) ? 0 : 1, page);
+		if (r)
+			rc->meta.sb.generation--;
 	}
-	rc->meta.sb.generation++;
-	/* Odd generations live in copy A, even ones in copy B. */
-	r = __ressd_meta_write_copy(rc, (rc->meta.sb.generation & 1) ? 0 : 1, page);
-	if (r)
-		rc->meta.sb.generation--;
 	mutex_unlock(&rc->meta.lock);
 	__free_page(page);
 	return r;
@@ -220,6 +229,10 @@ int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error)
 	}
 	mutex_lock(&rc->meta.lock);
 	rc->meta.sb = info[best];
+	rc->meta.doubt_copy = !best;
+	rc->meta.doubt = why[!best];
+	if (!why[!best] && info[!best].generation + 1 != info[best].generation)
+		rc->meta.doubt = "not the generation before the newest";
 	mutex_unlock(&rc->meta.lock);
 	DMINFO("loaded superblock %d, generation %llu, %u slots", best,
 	       info[best].generation, info[best].nr_slots);
@@ -306,6 +319,46 @@ int ressd_ra_read(void *ctx, u32 slot, void *buf)
 	return 0;
 }
 
+/*
+ * Superblock writes alternate between the copies, and a checkpoint is
+ * durable before the log writer reuses the region it releases.  When the
+ * copy that lost the load may have been the newest (it is invalid: a torn
+ * write, or a written one that rotted), the winner's checkpoint may be one
+ * round old: its region may hold newer records, and its chain then ends
+ * early, dropping acknowledged writes without a word, or replays records
+ * already superseded.  A torn write is harmless (nothing relied on it yet);
+ * a lost durable one leaves records that carry its checkpoint or epoch.
+ * Look for one in the whole log (only then, and nothing but trailers is
+ * decoded), and refuse rather than serve an older state.
+ */
+static int ressd_meta_check_newer(struct ressd_c *rc, struct ressd_readahead *ra,
+				  const struct ressd_replay *rp, void *buf,
+				  const char **err)
+{
+	struct ressd_trailer t;
+	int r;
+
+	if (!rc->meta.doubt)
+		return 0;
+	DMWARN("superblock %d: %s; looking through the log for newer records",
+	       rc->meta.doubt_copy, rc->meta.doubt);
+	r = ressd_log_find_newer(ressd_ra_read, ra, &rc->lg, rc->meta.sb.epoch,
+				 rp->new_tail_seq, buf, &t);
+	if (r < 0) {
+		*err = "Error reading the log";
+		return r;
+	}
+	if (!r)
+		return 0;
+	DMERR("superblock %d is not the newest: generation %llu, epoch %llu, checkpoint seq %llu",
+	      !rc->meta.doubt_copy, rc->meta.sb.generation, rc->meta.sb.epoch,
+	      rp->new_tail_seq);
+	DMERR("record seq %llu at slot %u is newer: epoch %llu, checkpoint seq %llu",
+	      t.seq, t.slot, t.epoch, t.tail_seq);
+	*err = "Log is newer than its superblock: the newest copy is damaged";
+	return -EINVAL;
+}
+
 int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 {
 	struct page *trailer = alloc_page(GFP_KERNEL), *data = alloc_page(GFP_KERNEL);
@@ -338,6 +391,9 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	rp.data = page_address(data);
 	rp.idx = &rc->index;
 	r = ressd_replay(&rp, &err);
+	if (r)
+		goto out;
+	r = ressd_meta_check_newer(rc, ra, &rp, page_address(trailer), &err);
 	if (r)
 		goto out;
 

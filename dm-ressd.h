@@ -245,6 +245,14 @@ struct ressd_log {
 struct ressd_meta {
 	struct mutex lock;		/* serialises superblock writes */
 	struct ressd_sb_info sb;	/* under lock */
+	/*
+	 * Under lock, set by each load: why the copy that did not win may have
+	 * been newer than the winner (it is invalid, or not the generation just
+	 * before), or NULL.  Recovery then looks through the whole log for a
+	 * record only a newer superblock lets exist.
+	 */
+	const char *doubt;
+	int doubt_copy;
 };
 
 /* The mover (dm-ressd-mover.c); the thread sleeps on rc->log.mover_wait. */
@@ -626,7 +634,7 @@ void ressd_mover_home_put(struct ressd_c *rc, u8 phase);
  * anything else with a message in *@error.  May sleep.
  */
 int ressd_meta_load(struct ressd_c *rc, bool may_format, const char **error);
-/* Write the next superblock copy with FUA (takes meta_lock; may sleep). */
+/* Write rc->meta.sb to both copies in turn, with FUA (takes meta.lock; may sleep). */
 int ressd_meta_write_sb(struct ressd_c *rc);
 /*
  * Recover: load the superblock, replay the log into the index, fill in

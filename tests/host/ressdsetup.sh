@@ -658,6 +658,25 @@ $sb patch "$slog" 32 0 epoch=$(((1 << 62) - 1))
 grep -q "superblock A: valid" "$tmp/check" || { cat "$tmp/check"; fail "epoch 2^62 - 1 is valid"; }
 ok "the format rule (both copies zero formats, copy A zero alone loads copy B), unknown ro_compat features (a writable table is refused), epochs from 2^62 refused"
 
+# The copy that lost the load may have been the newer (it is invalid, or
+# not the generation before): dm-ressd then looks through the log for
+# records only a newer superblock allows, and refuses the log when it finds
+# one (dm-ressd-meta.c, ressd_meta_check_newer()).  basic's copy B holds the
+# checkpoint at slot 12 seq 5, written to one copy (as dm-ressd did before
+# it wrote each state to both); copy A the one before, at slot 0 seq 1,
+# whose slots the log has reused since.
+"$mklog" gen basic "$sdev" --expect "$tmp/expect" || fail gen
+zero_copy 1
+expect_fail 4 'and superblock B, which may have been the newest, is invalid: dm-ressd refuses the log with "Log is newer than its superblock: the newest copy is damaged"' \
+	"$tool" check "$sdev"
+grep -qF "1 records of the log are newer than superblock A (the first: seq 10 at slot 8, epoch 1, checkpoint seq 5; the superblock: epoch 1, checkpoint seq 1)" "$tmp/out" ||
+	{ cat "$tmp/out"; fail "the newer log: check's words"; }
+# Copy A valid but two generations behind: copy B wins, and no record is newer.
+"$mklog" gen basic "$sdev" --expect "$tmp/expect" || fail gen
+$sb patch "$slog" 32 0 generation=1
+"$tool" check "$sdev" >"$tmp/check" 2>&1 || { cat "$tmp/check"; fail "copy A two generations behind: check is not clean"; }
+ok "a log newer than the superblock that wins, where the other copy may have been the newer, is refused"
+
 # ---- against the kernel's replay: tests/fuzz's seed logs ----
 fz=$tmp/fuzz
 ksrc=

@@ -1628,6 +1628,96 @@ static void ressd_format_test_stale_at_checkpoint(struct kunit *test)
 	model_exit(m);
 }
 
+/*
+ * ressd_log_find_newer(): recovery's check when the superblock copy that
+ * lost the load may have been the newer.  Over a log of several laps whose
+ * every record carries a checkpoint no newer than the superblock's (stale
+ * laps included) it finds nothing; below the newest checkpoint or epoch a
+ * record carries it finds the first such record in slot order; it reads
+ * every slot once, in order; it takes no record of another volume and no
+ * trailer with a bad checksum; a read error comes back as it is.
+ */
+static void ressd_format_test_find_newer(struct kunit *test)
+{
+	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct find_ctx *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct ressd_trailer r, t = { .seq = 1ULL << 41, .epoch = 1, .tail_seq = 1ULL << 40 };
+	u32 i, first = NONE, alien;
+	u64 max_tail = 0;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	model_init(test, m, 60, 80, 44, 0);
+	while (m->nr_rec < 60)		/* several laps: older trailers stay */
+		KUNIT_ASSERT_TRUE(test, model_append(m, -1));
+	for (i = 0; i < m->lg.nr_slots; i++) {
+		if (!has_magic(model_slot(m, i)) ||
+		    ressd_rec_decode(model_slot(m, i), &m->lg, i, &r))
+			continue;
+		KUNIT_EXPECT_LE(test, r.tail_seq, m->sb_tail_seq);
+		max_tail = max(max_tail, r.tail_seq);
+	}
+	KUNIT_ASSERT_GT(test, max_tail, 1000ULL);	/* the writer's tail moved */
+	for (i = 0; i < m->lg.nr_slots && first == NONE; i++)
+		if (has_magic(model_slot(m, i)) &&
+		    !ressd_rec_decode(model_slot(m, i), &m->lg, i, &r) && r.tail_seq == max_tail)
+			first = i;
+
+	/* The superblock's own numbers: nothing newer, every slot read in order. */
+	f->m = m;
+	ret = ressd_log_find_newer(find_read, f, &m->lg, m->epoch, m->sb_tail_seq, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, f->reads, m->lg.nr_slots);
+	KUNIT_EXPECT_FALSE(test, f->out_of_order);
+	KUNIT_EXPECT_EQ(test, f->next - f->reads, 0U);
+
+	/* A superblock one checkpoint older: the first record with the newer one. */
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	ret = ressd_log_find_newer(find_read, f, &m->lg, m->epoch, max_tail - 1, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, r.tail_seq, max_tail);
+	KUNIT_EXPECT_EQ(test, r.slot, first);
+	ret = ressd_log_find_newer(model_read, m, &m->lg, m->epoch, max_tail, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+
+	/* A superblock one epoch older: every record is newer, the first found. */
+	ret = ressd_log_find_newer(model_read, m, &m->lg, m->epoch - 1, max_tail, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, r.epoch, m->epoch);
+
+	/* A read error. */
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	f->fail_at = 7;
+	ret = ressd_log_find_newer(find_read, f, &m->lg, m->epoch, max_tail, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, -EIO);
+	KUNIT_EXPECT_EQ(test, f->reads, 7U);
+
+	/* A record of another volume, and one with a bad checksum: not taken. */
+	for (alien = 0; alien < m->lg.nr_slots && has_magic(model_slot(m, alien)); alien++)
+		;
+	KUNIT_ASSERT_LT(test, alien, m->lg.nr_slots);
+	t.slot = alien;
+	m->lg.nonce ^= 1;
+	ressd_rec_encode(model_slot(m, alien), &m->lg, &t, NULL, NULL);
+	m->lg.nonce ^= 1;
+	ret = ressd_log_find_newer(model_read, m, &m->lg, m->epoch, max_tail, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	ressd_rec_encode(model_slot(m, alien), &m->lg, &t, NULL, NULL);
+	model_slot(m, alien)[RESSD_BLOCK_SIZE - 1] ^= 1;
+	ret = ressd_log_find_newer(model_read, m, &m->lg, m->epoch, max_tail, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* The same trailer intact is found (the two above were refused for their flaw). */
+	model_slot(m, alien)[RESSD_BLOCK_SIZE - 1] ^= 1;
+	ret = ressd_log_find_newer(model_read, m, &m->lg, m->epoch, max_tail, m->scratch, &r);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, r.slot, alien);
+
+	model_exit(m);
+}
+
 #define GIB (2ULL * 1024 * 1024)	/* sectors */
 
 /* ---- the superblock: encoding, checksum and every validity check ---- */
@@ -1886,6 +1976,7 @@ static struct kunit_case ressd_format_test_cases[] = {
 	KUNIT_CASE(ressd_format_test_old_lap),
 	KUNIT_CASE(ressd_format_test_stale_at_checkpoint),
 	KUNIT_CASE(ressd_format_test_checkpoint_epoch),
+	KUNIT_CASE(ressd_format_test_find_newer),
 	{}
 };
 

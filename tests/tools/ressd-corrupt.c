@@ -316,7 +316,8 @@ static void mutations(void)
 		const struct field *fl = &sb_fields[f];
 		u32 byte = fl->off + (fl->size > 8 ? 3 : (u32)f % fl->size);
 
-		M(P_NONE, 0, "sb-newest-flip-%s", fl->name)
+		/* Both copies hold the newest state (dm-ressd-meta.c). */
+		M(P_ALL, 0, "sb-newest-flip-%s", fl->name)
 			blk(newest)[byte] ^= 1 << (f % 8);
 		M(P_NONE, 0, "sb-both-flip-%s", fl->name) {
 			blk(0)[byte] ^= 1 << (f % 8);
@@ -423,7 +424,7 @@ static void mutations(void)
 			}
 			nonce = n;
 		}
-	M(P_NONE, 0, "sb-newest-sealed-older-generation")
+	M(P_ALL, 0, "sb-newest-sealed-older-generation")
 		{
 			put(blk(newest), 24, 8, get(blk(older), 24, 8) - 2);
 			reseal(blk(newest));
@@ -446,13 +447,13 @@ static void mutations(void)
 			}
 		}
 	/*
-	 * One zeroed copy is just an invalid copy: the other one loads, the
-	 * whole log when it holds the newest checkpoint.  Only both copies
-	 * zeroed format afresh (Documentation/dm-ressd.rst).
+	 * One zeroed copy is just an invalid copy: the other one loads, and
+	 * holds the newest checkpoint too.  Only both copies zeroed format
+	 * afresh (Documentation/dm-ressd.rst).
 	 */
-	M(newest == 1 ? P_ALL : P_NONE, 0, "sb-A-zeroed")
+	M(P_ALL, 0, "sb-A-zeroed")
 		memset(blk(0), 0, BS);
-	M(newest == 0 ? P_ALL : P_NONE, 0, "sb-B-zeroed")
+	M(P_ALL, 0, "sb-B-zeroed")
 		memset(blk(1), 0, BS);
 	M(P_NONE, 0, "sb-both-zeroed")	/* the first 8 KiB zero: formats afresh */
 		memset(blk(0), 0, 2 * BS);

@@ -699,6 +699,11 @@ int scan_outside(struct replay *rp, struct scan_result *s)
 		s->slots++;
 		if (rec_decode(hdr, lg, slot, &r))
 			continue;
+		if (r.epoch > rp->epoch || r.tail_seq > rp->new_tail_seq) {
+			if (!s->newer)
+				s->first_newer = r;
+			s->newer++;
+		}
 		if (r.seq < rp->next_seq) {
 			s->old++;
 		} else if (r.epoch < rp->epoch) {

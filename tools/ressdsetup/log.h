@@ -183,6 +183,12 @@ struct scan_result {
 	u32 stale;		/* seq not older, but from before the last recovery */
 	u32 orphans;		/* of the current life, beyond the chain's end */
 	struct rec first_orphan;
+	/*
+	 * Records only a newer superblock lets exist: an epoch above the
+	 * superblock's, or a checkpoint above the newest the chain knows.
+	 */
+	u32 newer;
+	struct rec first_newer;
 };
 
 /*

@@ -1493,6 +1493,39 @@ static bool judge_superblocks(struct ctx *c)
 	return true;
 }
 
+/*
+ * Records only a newer superblock than the loaded one lets exist.  When the
+ * other copy may have been that newer one (it is invalid, or not the
+ * generation just before), dm-ressd looks through the whole log for them
+ * and refuses the log (dm-ressd-meta.c, ressd_meta_check_newer()).
+ */
+static int judge_newer(struct ctx *c)
+{
+	const struct sb_info *s = &c->sbi[c->best];
+	const struct rec *r = &c->scan.first_newer;
+	int other = !c->best;
+	bool doubt = c->sb_why[other] || c->sbi[other].generation + 1 != s->generation;
+
+	if (!c->scan.newer)
+		return 0;
+	if (doubt) {
+		unusable(c, "%u records of the log are newer than superblock %s (the first: seq %"
+			 PRIu64 " at slot %u, epoch %" PRIu64 ", checkpoint seq %" PRIu64 "; the "
+			 "superblock: epoch %" PRIu64 ", checkpoint seq %" PRIu64 "), and superblock "
+			 "%s, which may have been the newest, is %s: dm-ressd refuses the log with "
+			 "\"Log is newer than its superblock: the newest copy is damaged\"",
+			 c->scan.newer, copy_name(c->best), r->seq, r->slot, r->epoch, r->tail_seq,
+			 s->epoch, c->rp.new_tail_seq, copy_name(other),
+			 c->sb_why[other] ? "invalid" : "not the generation before");
+		return FSCK_UNUSABLE;
+	}
+	problem(c, "%u records of the log are newer than superblock %s (the first: seq %" PRIu64
+		" at slot %u, epoch %" PRIu64 ", checkpoint seq %" PRIu64 "), though superblock %s "
+		"is the generation before it: a log dm-ressd did not write", c->scan.newer,
+		copy_name(c->best), r->seq, r->slot, r->epoch, r->tail_seq, copy_name(other));
+	return 0;
+}
+
 static int do_replay(struct ctx *c)
 {
 	const struct sb_info *s = &c->sbi[c->best];
@@ -1527,7 +1560,7 @@ static int do_replay(struct ctx *c)
 		return FSCK_OPERR;
 	}
 	c->scanned = true;
-	return 0;
+	return judge_newer(c);
 }
 
 /* What lies where the chain ends, in words; problem() for what is not a normal end. */
