@@ -12,8 +12,9 @@
  *   block 1        superblock copy B
  *   block 2 ..     the circular log: slot s is block 2 + s
  *
- * The superblock copies are written alternately; the valid copy with the
- * higher generation wins.  The log holds records: nr_data data blocks
+ * Each superblock state is written to both copies in turn, each write with
+ * a generation one above the last; the valid copy with the higher
+ * generation wins.  The log holds records: nr_data data blocks
  * followed by one trailer block (struct ressd_disk_rec) that names them, so
  * that the log is written strictly in slot order even though a record's
  * trailer is written after its data (data blocks are written, and their
@@ -104,7 +105,7 @@
  * What a log written to must have left of its numbers: sequence numbers
  * for the records an activation writes and generations for its superblock
  * writes (2^40 each), and the epoch its recovery takes.  Numbers grow by
- * one a record, a superblock write or an activation, so only a forged or
+ * one a record, a superblock write (two a state) or an activation, so only a forged or
  * damaged superblock starts this near the end; it is for a read-only table:
  * written to, the log would take numbers that a load or replay refuses, and
  * lose what was written then.

@@ -320,16 +320,20 @@ int ressd_ra_read(void *ctx, u32 slot, void *buf)
 }
 
 /*
- * Superblock writes alternate between the copies, and a checkpoint is
- * durable before the log writer reuses the region it releases.  When the
- * copy that lost the load may have been the newest (it is invalid: a torn
- * write, or a written one that rotted), the winner's checkpoint may be one
- * round old: its region may hold newer records, and its chain then ends
- * early, dropping acknowledged writes without a word, or replays records
- * already superseded.  A torn write is harmless (nothing relied on it yet);
- * a lost durable one leaves records that carry its checkpoint or epoch.
- * Look for one in the whole log (only then, and nothing but trailers is
- * decoded), and refuse rather than serve an older state.
+ * A log written before each state went to both copies had one copy a
+ * state, and a checkpoint durable before the log writer reused the region
+ * it released.  When the copy that lost the load may have been the newest
+ * (it is invalid: a torn write, or a written one that rotted; or it is not
+ * the generation just before), the winner's checkpoint may be one round
+ * old: its region may hold newer records, and its chain then ends early,
+ * dropping acknowledged writes without a word, or replays records already
+ * superseded.  A torn write is harmless (nothing relied on it yet); a lost
+ * durable one leaves records that carry its checkpoint or epoch, unless
+ * none was written after it.  Look for one in the whole log (only then,
+ * and nothing but trailers is decoded), and refuse rather than serve an
+ * older state.  A read error refuses too, as in replay.  For a log written
+ * both ways this never finds anything: the first write of a pair that tore
+ * leaves the state before it, which nothing relied on.
  */
 static int ressd_meta_check_newer(struct ressd_c *rc, struct ressd_readahead *ra,
 				  const struct ressd_replay *rp, void *buf,

@@ -1562,7 +1562,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 4, 4},
+	.version = {0, 4, 5},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

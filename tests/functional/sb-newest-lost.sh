@@ -84,6 +84,15 @@ flip() {	# <copy>: one bit of its generation, the checksum left as it is
 		dd of="$B" bs=1 seek=$off conv=notrunc status=none || fail "flip"
 	sync
 }
+# activate <what>: create with a copy in doubt, which recovery must have
+# looked through the log for (else the case is void)
+activate() {
+	kmsg_take "before $1"
+	dm_create snl "$T"
+	kmsg_take "$1"
+	grep -q "looking through the log for newer records" <<<"$KMSG" ||
+		{ tail -n 5 <<<"$KMSG"; fail "$1: recovery did not look through the log"; }
+}
 restore() { dd if="$IMG" of="$B" bs=512 oflag=direct conv=notrunc status=none || fail "restore"; }
 refused() {	# <what> <dmsetup create args...>: refused for the newer log
 	local what=$1 msg
@@ -116,7 +125,7 @@ echo "superblock generations: A $(gen 0), B $(gen 1): the newest is copy $new"
 [ "$(gen "$new")" -gt $(($(gen $((1 - new))) + 1)) ] &&
 	fail "the copies are $(gen 0) and $(gen 1): the older is not the generation before"
 flip "$new"
-dm_create snl "$T"
+activate "newest copy lost"
 verify "newest copy lost" $N two:$N
 dm_remove snl
 
@@ -136,7 +145,7 @@ refused "the newest copy lost, read-only" --readonly --table "$T" ||
 note "2. the older copy damaged (a torn write of it)"
 restore
 flip $((1 - new))
-dm_create snl "$T"
+activate "older copy damaged"
 verify "older copy damaged" $N two:$N
 dd if="$B" of="$TMPDIR/sb-pre" bs=4096 count=2 iflag=direct status=none || fail "copying the superblocks"
 dmsetup message snl 0 drain || fail "drain"
@@ -151,7 +160,7 @@ new=$(newest)
 echo "superblock generations: A $(gen 0), B $(gen 1): the newest is copy $new"
 old_way $((1 - new))
 flip "$new"
-dm_create snl "$T"
+activate "newest copy lost, no reuse"
 verify "newest copy lost, no reuse" $N three:$M two:$((N - M))
 dm_remove snl
 echo "ok: a lost newest superblock copy loses nothing; a log written the old way is refused where it outran its superblock"

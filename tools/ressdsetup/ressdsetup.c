@@ -1473,9 +1473,10 @@ static bool judge_superblocks(struct ctx *c)
 	for (i = 0; i < RESSD_SB_BLOCKS; i++)
 		if (c->sb_why[i])
 			problem(c, "superblock %s is invalid (%s); dm-ressd uses copy %s, and its "
-				"next checkpoint goes to copy %s", copy_name(i), c->sb_why[i],
-				copy_name(c->best),
-				copy_name((c->sbi[c->best].generation + 1) & 1 ? 0 : 1));
+				"next checkpoint goes to copy %s first, then to copy %s",
+				copy_name(i), c->sb_why[i], copy_name(c->best),
+				copy_name((c->sbi[c->best].generation + 1) & 1 ? 0 : 1),
+				copy_name((c->sbi[c->best].generation + 1) & 1 ? 1 : 0));
 	say(c, "log: dm-ressd loads superblock %s (generation %" PRIu64 ")", copy_name(c->best),
 	    c->sbi[c->best].generation);
 	if (ressd_sb_numbers_exhausted(c->sbi[c->best].generation, c->sbi[c->best].epoch,

@@ -8,8 +8,10 @@
  *   ressd-mklog crc
  *
  * gen reads the geometry from the ressd label of <device> and writes, into
- * its log range, a log as the kernel's writer makes it (on-disk format 2):
- * format (copy B at generation 2, copy A at 1), the first recovery's
+ * its log range, a log as the kernel's writer makes it (on-disk format 2),
+ * but each checkpoint written to one superblock copy, as the module did
+ * before it wrote each state to both (the log a newer module must still
+ * judge right): format (copy B at generation 2, copy A at 1), the first recovery's
  * checkpoint with epoch 1, records at head that never wrap (nr_data data
  * blocks, then their trailer; a padding record of dead entries ends with
  * its trailer in the last slot when the next record would not fit), a
