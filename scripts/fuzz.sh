@@ -3,7 +3,7 @@
 # over dm-ressd-format.c and dm-ressd-rbtree.c, compiled unchanged through the
 # shim in tests/fuzz/ (see Documentation/fuzzing.md).
 #
-#   scripts/fuzz.sh                     60 s per target (make test: --seconds 30)
+#   scripts/fuzz.sh                     60 s per target (make test: --seconds 20)
 #   scripts/fuzz.sh --seconds 3600      the long run
 #   scripts/fuzz.sh --target replay     one target only (replay, record, index)
 #   scripts/fuzz.sh --repro FILE        run one input, with the harness's trace

@@ -19,7 +19,7 @@
 # minutes once its kernel is built; `make test-boot-arm64`, about 9
 # minutes), which would take make test past 75.
 #
-# crash is the replay crash harness tests/crash/replay.sh with 60 states
+# crash is the replay crash harness tests/crash/replay.sh with 50 states
 # (CRASH_STATES and CRASH_OPS, passed into the guest, size it;
 # Documentation/testing.md).  A test may take 10 minutes (the crash harness
 # 25) before it fails as hung.
@@ -47,7 +47,7 @@ for layer in "${layers[@]}"; do
 	case $layer in
 	check) bash scripts/check.sh; rc=$?; counts=.out/check/counts ;;
 	host) bash scripts/test-host.sh; rc=$?; counts=.out/host/counts ;;
-	fuzz) bash scripts/fuzz.sh --seconds 30; rc=$?; counts=.out/fuzz/counts ;;
+	fuzz) bash scripts/fuzz.sh --seconds 20; rc=$?; counts=.out/fuzz/counts ;;
 	kunit-*)
 		RESSD_KERNEL=$series bash scripts/test-guest.sh kunit
 		rc=$?
@@ -66,8 +66,8 @@ for layer in "${layers[@]}"; do
 		RESSD_KERNEL=$series RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh uml "${uml_tests[@]}"
 		rc=$?
 		counts=.out/$layer/counts ;;
-	crash)	# about 8 minutes in UML (two geometries, 60 states)
-		RESSD_KERNEL=6.1 RESSD_OUT_NAME=crash RESSD_TEST_TIMEOUT=1500 CRASH_STATES=60 \
+	crash)	# about 6 to 7 minutes in UML (two geometries, 50 states)
+		RESSD_KERNEL=6.1 RESSD_OUT_NAME=crash RESSD_TEST_TIMEOUT=1500 CRASH_STATES=50 \
 			bash scripts/test-guest.sh uml tests/crash/replay.sh
 		rc=$?
 		counts=.out/crash/counts ;;
@@ -76,14 +76,15 @@ for layer in "${layers[@]}"; do
 		rc=$?
 		counts=.out/$layer/counts ;;
 	vm-*)	# every functional test but the input fuzzers (table-fuzz,
-		# corrupt-log, format-rule) and sb-newest-lost (a damaged
-		# superblock copy): they test parsing and the choice of a
+		# corrupt-log, format-rule), sb-newest-lost (a damaged
+		# superblock copy) and sb-bounds (superblocks at the end of
+		# their numbers): they test parsing and the choice of a
 		# superblock, the same code in either kernel, and the uml layer
 		# runs them whole under KASAN;
 		# and mover-nomem, which needs failslab (the Debian kernels have
 		# no fault injection; the UML debug kernels do)
 		mapfile -t vm_tests < <(ls tests/functional/*.sh |
-			grep -Ev '/(table-fuzz|corrupt-log|format-rule|sb-newest-lost|mover-nomem)\.sh$')
+			grep -Ev '/(table-fuzz|corrupt-log|format-rule|sb-newest-lost|sb-bounds|mover-nomem)\.sh$')
 		# and the tool against the target (vm only: the probe needs the
 		# Debian kernel's timers, and guest-ressdsetup, a process or more
 		# a block, takes 4 minutes here but over 20 in UML)
