@@ -18,6 +18,10 @@
 #      was before the drain.  Oracle: refused with the target's message, a
 #      read-only table too (what it would serve is older than what was
 #      acknowledged).
+#   1c. the same old-way log, the newest copy valid but resealed two
+#      generations below the other (ressd-corrupt's
+#      sb-newest-sealed-older-generation): the older copy wins, and the
+#      loser is not the generation before it.  Oracle: refused.
 #   2. a torn write: the same log with the *older* copy damaged.  Oracle:
 #      activates; every block reads its newest data (no false refusal in a
 #      log whose records span two laps).
@@ -141,6 +145,25 @@ refused "the newest copy lost" --table "$T" ||
 	{ verify "activated" $N two:$N; fail "activated, yet the checkpoint's region holds newer records"; }
 refused "the newest copy lost, read-only" --readonly --table "$T" ||
 	{ verify "activated read-only" $N two:$N; dm_remove snl; fail "a read-only table activated"; }
+
+note "1c. the same, the newest copy resealed two generations below the other"
+MUT=$TMPDIR/ressd-corrupt
+if [ -n "${RESSD_PREBUILT:-}" ]; then
+	MUT=$RESSD_PREBUILT/ressd-corrupt
+else
+	cc -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" -o "$MUT" \
+		"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" \
+		"$RESSD_TOP/tools/lib/crc32c.c" || fail "could not build ressd-corrupt"
+fi
+restore
+old_way $((1 - new))
+dd if="$B" of="$TMPDIR/old-way.img" bs=512 count=$LOGSZ iflag=direct status=none || fail "copying the log"
+"$MUT" list "$TMPDIR/old-way.img" >"$TMPDIR/mutations" 2>/dev/null || fail "ressd-corrupt list"
+i=$(awk '$2 == "sb-newest-sealed-older-generation" { print $1 }' "$TMPDIR/mutations")
+[ -n "$i" ] || fail "ressd-corrupt has no mutation sb-newest-sealed-older-generation"
+"$MUT" apply "$TMPDIR/old-way.img" "$i" "$B" 0 >/dev/null || fail "ressd-corrupt apply"
+refused "the newest copy resealed older" --table "$T" ||
+	{ verify "activated" $N two:$N; fail "activated, yet the checkpoint's region holds newer records"; }
 
 note "2. the older copy damaged (a torn write of it)"
 restore
