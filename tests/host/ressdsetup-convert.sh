@@ -22,7 +22,9 @@
 #  - refusals: no file system, a formatted (not converted) device, a
 #    decommission interrupted and then convert, a damaged label over a used
 #    log, a partition that changed size, a damaged file system (without
-#    the error flag, and again with the flag e2fsck -p set).
+#    the error flag, and again with the flag e2fsck -p set), another file
+#    system over the label of a used log (convert), a log opened while
+#    decommission asked for confirmation.
 #
 # Prints "ok:" lines; exits non-zero at the first failure.
 set -uo pipefail
@@ -217,6 +219,51 @@ rc=0
 { [ $rc = 4 ] && grep -q "changed size since it was converted" "$tmp/out.log"; } ||
 	{ cat "$tmp/out.log"; fail "decommission of a resized partition: exit $rc"; }
 ok "decommission refuses a damaged label over a used log, and a partition that changed size"
+
+# a converted device whose log holds data, with another file system
+# written over its label (a new image over the raw partition; e2fsck -b on
+# it writes a superblock there too): convert must not take it for an
+# interrupted conversion whose file system changed, copy its first 1 MiB
+# over the head copy and leave the log's blocks to land on it
+fresh "$img"
+"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
+lo=$("$tool" table "$img" | awk '$3 == "ressd" { print $7 }')
+h=$("$tool" table "$img" | sed -n 's/^#   0 2048 linear .* \([0-9]*\)$/\1/p')
+[ -n "$lo" ] && [ -n "$h" ] || fail "the converted layout"
+printf 'x' | dd of="$img" bs=1 seek=$((lo * 512 + 100)) conv=notrunc status=none	# the log was opened
+rm -f "$tmp/other.img"
+truncate -s 64M "$tmp/other.img"
+mkfs.ext4 -q -F "$tmp/other.img" || fail "mkfs.ext4 of the other file system"
+dd if="$tmp/other.img" of="$img" bs=1M count=1 conv=notrunc status=none
+head_before=$(dd if="$img" bs=512 skip="$h" count=2048 status=none | md5sum)
+rc=0
+"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
+{ [ $rc = 4 ] && grep -q "holds a file system other than the one converted" "$tmp/out.log"; } ||
+	{ cat "$tmp/out.log"; fail "convert over a used log with another file system over its label: exit $rc"; }
+[ "$(dd if="$img" bs=512 skip="$h" count=2048 status=none | md5sum)" = "$head_before" ] ||
+	fail "convert refused, but the head copy changed"
+# the log opened while decommission waits for its confirmation (a
+# 'ressdsetup open' or a boot unit meanwhile): it may hold data the
+# decommission would not drain
+fresh "$img"
+"$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
+lo=$("$tool" table "$img" | awk '$3 == "ressd" { print $7 }')
+rm -f "$tmp/answer"
+mkfifo "$tmp/answer"
+"$tool" decommission "$img" <"$tmp/answer" >"$tmp/out.log" 2>&1 &
+pid=$!
+exec 9>"$tmp/answer"
+for _ in $(seq 100); do grep -q "Are you sure" "$tmp/out.log" && break; sleep 0.1; done
+grep -q "Are you sure" "$tmp/out.log" || { kill $pid; cat "$tmp/out.log"; fail "decommission did not ask"; }
+printf 'x' | dd of="$img" bs=1 seek=$((lo * 512 + 100)) conv=notrunc status=none	# opened now
+echo YES >&9
+exec 9>&-
+rc=0
+wait $pid || rc=$?
+{ [ $rc = 4 ] && grep -q "its log changed since it was found empty" "$tmp/out.log"; } ||
+	{ cat "$tmp/out.log"; fail "decommission after the log was opened during its question: exit $rc"; }
+[ -z "$(blkid -p -o value -s TYPE "$img" 2>/dev/null)" ] || fail "decommission refused, but wrote the head back"
+ok "convert refuses another file system over the label of a used log; decommission refuses a log opened while it asked"
 
 # ---- SIGKILL at random moments of convert ----
 for k in 1 2 3 4 5; do

@@ -217,17 +217,23 @@ static int run_resize(const char *path, u64 bytes)
 	return EXIT_OK;
 }
 
+int log_superblocks(const struct rdev *d, const struct ressd_label *l, u8 *sbs)
+{
+	return io(rdev_read(d, l->log_offset * SECTOR_SIZE, sbs, 2 * RESSD_BLOCK_SIZE), d,
+		  "reading the log");
+}
+
 int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *opened)
 {
 	u8 *sb = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
-	int r = rdev_read(d, l->log_offset * SECTOR_SIZE, sb, 2 * RESSD_BLOCK_SIZE);
+	int r = log_superblocks(d, l, sb);
 	size_t i;
 
 	*opened = false;
 	for (i = 0; !r && i < 2 * RESSD_BLOCK_SIZE; i++)
 		*opened |= sb[i] != 0;
 	free(sb);
-	return io(r, d, "reading the log");
+	return r;
 }
 
 /* What the first 1 MiB (@area) holds, against the intent @l of a conversion. */
@@ -404,9 +410,30 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 		 */
 		printf("%s: resuming a conversion that was interrupted.\n", d->path);
 		r = classify(d, &l, head, &st);
-		if (!r && st == HEAD_FS)
-			r = write_sync(d, l.head_offset * SECTOR_SIZE, head, AREA,
-				       "writing the head copy");
+		if (!r && st == HEAD_FS) {
+			bool used;
+
+			/*
+			 * A conversion stops before its label, so its log was
+			 * never opened.  One that was opened is a conversion
+			 * that finished and was used: the file system over its
+			 * label is another one (a new image written over the
+			 * raw partition, or a repair of it by e2fsck), whose
+			 * first 1 MiB must not take the head copy's place
+			 * under the log's blocks.
+			 */
+			r = log_ever_opened(d, &l, &used);
+			if (!r && used) {
+				errmsg("%s: its first 1 MiB holds a file system other than the one "
+				       "converted (its head copy is at sector %" PRIu64 "), and its "
+				       "log holds data: nothing was changed (something wrote over "
+				       "the converted device's label)", path, l.head_offset);
+				r = EXIT_DEVICE;
+			}
+			if (!r)
+				r = write_sync(d, l.head_offset * SECTOR_SIZE, head, AREA,
+					       "writing the head copy");
+		}
 		if (r)
 			goto out;
 		if (st == HEAD_OTHER) {
@@ -560,12 +587,31 @@ out:
 	return r;
 }
 
-int decommission_device(const char *path, const struct ressd_label *l, unsigned int how)
+int decommission_device(const char *path, const struct ressd_label *l, unsigned int how,
+			const u8 *sbs)
 {
+	u8 *now = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
 	struct rdev d;
 	int r = rdev_open_unused(&d, path, "decommission");
 
-	return r ? r : decommission(&d, l, true, how);
+	if (r) {
+		free(now);
+		return r;
+	}
+	/* Held now: a log opened since it was found empty may hold data. */
+	r = log_superblocks(&d, l, now);
+	if (!r && memcmp(now, sbs, 2 * RESSD_BLOCK_SIZE)) {
+		errmsg("%s: its log changed since it was found empty (the device was opened "
+		       "meanwhile): nothing was written; run 'ressdsetup decommission %s' again",
+		       path, path);
+		r = EXIT_DEVICE;
+	}
+	free(now);
+	if (r) {
+		rdev_close(&d);
+		return r;
+	}
+	return decommission(&d, l, true, how);
 }
 
 int decommission_resume(const char *path, unsigned int how)

@@ -36,11 +36,20 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
  */
 int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *opened);
 /*
+ * Read the two superblock copies of the log of @l on @d (2 x 4 KiB) into
+ * @sbs; returns an EXIT_* code.
+ */
+int log_superblocks(const struct rdev *d, const struct ressd_label *l, u8 *sbs);
+/*
  * Put the file system of the converted device @path (label @l, its log
  * drained: the normal area holds all the data) back where it was, over the
- * whole partition, @how as for convert_device().  Returns an EXIT_* code.
+ * whole partition, @how as for convert_device().  @sbs: the log's
+ * superblocks as read when the log was found empty (zero: never opened);
+ * refused if they changed by the time @path is held exclusively (opened
+ * meanwhile).  Returns an EXIT_* code.
  */
-int decommission_device(const char *path, const struct ressd_label *l, unsigned int how);
+int decommission_device(const char *path, const struct ressd_label *l, unsigned int how,
+			const u8 *sbs);
 /*
  * @path has no valid label: finish a conversion or decommission that was
  * interrupted after the first 1 MiB began to change, from the intent

@@ -968,7 +968,8 @@ static int cmd_decommission(const struct opts *o)
 	struct ressd_label l;
 	struct rdev d;
 	const char *why, *path = o->pos[0];
-	char warning[512];
+	char warning[512], err_buf[256];
+	u8 *sbs;
 	bool used;
 	int r, err;
 
@@ -1005,23 +1006,40 @@ static int cmd_decommission(const struct opts *o)
 		return EXIT_PARAM;
 	}
 	/* a log that was never opened has zero superblocks: nothing in it */
+	sbs = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
 	r = log_ever_opened(&d, &l, &used);
+	if (!r)
+		r = log_superblocks(&d, &l, sbs);
 	rdev_close(&d);
 	if (r)
-		return r;
+		goto out;
 	snprintf(warning, sizeof(warning),
 		 "This will drain the log of %s and make it a plain ext partition\n"
 		 "again, its file system grown over the whole partition.", path);
 	if (!o->batch && !confirm(warning)) {
 		errmsg("decommission: not confirmed: nothing was written");
-		return EXIT_PARAM;
+		r = EXIT_PARAM;
+		goto out;
 	}
 	if (used) {
 		r = drain_device(path, &l);
+		/* the superblocks of the drained log, which the drain wrote */
+		if (!r)
+			r = rdev_open(&d, path, RDEV_READ, err_buf, sizeof(err_buf)) ?
+			    EXIT_DEVICE : EXIT_OK;
+		if (r == EXIT_DEVICE)
+			errmsg("%s: %s", path, err_buf);
+		if (!r) {
+			r = log_superblocks(&d, &l, sbs);
+			rdev_close(&d);
+		}
 		if (r)
-			return r;
+			goto out;
 	}
-	return decommission_device(path, &l, conv_how(o));
+	r = decommission_device(path, &l, conv_how(o), sbs);
+out:
+	free(sbs);
+	return r;
 }
 
 /* ---- status ---- */
