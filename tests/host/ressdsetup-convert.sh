@@ -210,6 +210,12 @@ rc=0
 "$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 || rc=$?
 { [ $rc = 4 ] && grep -q "label is damaged and its log holds data" "$tmp/out.log"; } ||
 	{ cat "$tmp/out.log"; fail "decommission with a damaged label and a used log: exit $rc"; }
+# as it says, convert writes the label again from the intent block
+"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 ||
+	{ cat "$tmp/out.log"; fail "convert of a damaged label over a used log"; }
+grep -q "its label was damaged: writing it again" "$tmp/out.log" || { cat "$tmp/out.log"; fail "convert's words"; }
+view_of "$img"
+files_of "$tmp/view.img" "the label written again: the mapped view"
 # a partition that changed size since convert
 fresh "$img"
 "$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"
@@ -218,7 +224,7 @@ rc=0
 "$tool" decommission "$img" --batch >"$tmp/out.log" 2>&1 || rc=$?
 { [ $rc = 4 ] && grep -q "changed size since it was converted" "$tmp/out.log"; } ||
 	{ cat "$tmp/out.log"; fail "decommission of a resized partition: exit $rc"; }
-ok "decommission refuses a damaged label over a used log, and a partition that changed size"
+ok "decommission refuses a damaged label over a used log (convert writes the label again), and a partition that changed size"
 
 # a converted device whose log holds data, with another file system
 # written over its label (a new image over the raw partition; e2fsck -b on

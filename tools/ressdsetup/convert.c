@@ -410,6 +410,25 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 		 */
 		printf("%s: resuming a conversion that was interrupted.\n", d->path);
 		r = classify(d, &l, head, &st);
+		if (!r && st == HEAD_OTHER && ext_size(head, &fs_bytes)) {
+			bool used;
+
+			/*
+			 * No file system there, and the log was opened: the
+			 * conversion finished (its head copy is durable before
+			 * the intent), and the label area was damaged since.
+			 * It holds nothing but the label and zeros: write them
+			 * again.  (With the log never opened it may be a
+			 * conversion interrupted, then a raw mount that broke
+			 * the file system: left alone.)
+			 */
+			r = log_ever_opened(d, &l, &used);
+			if (!r && used) {
+				printf("%s: its label was damaged: writing it again from the intent "
+				       "block.\n", path);
+				st = HEAD_TORN;
+			}
+		}
 		if (!r && st == HEAD_FS) {
 			bool used;
 
