@@ -1537,7 +1537,8 @@ int ressd_mover_drain(struct ressd_c *rc)
 		       rc->mover.paused ? "paused" : "stopped (suspending)");
 		return -EBUSY;
 	}
-	rc->mover.draining = true;
+	/* A count: a drain that leaves early must not end another one's. */
+	rc->mover.draining++;
 	spin_unlock_irq(&rc->lock);
 
 	r = ressd_log_sync(rc);
@@ -1548,7 +1549,7 @@ int ressd_mover_drain(struct ressd_c *rc)
 					     READ_ONCE(rc->mover.paused) ||
 					     READ_ONCE(rc->suspending));
 	spin_lock_irq(&rc->lock);
-	rc->mover.draining = false;
+	rc->mover.draining--;
 	/*
 	 * A suspend stops the mover and then waits for this message to
 	 * return (it runs in the table's SRCU read section): give up.

@@ -593,6 +593,7 @@ static void __ressd_log_mode_reset(struct ressd_c *rc, const struct ressd_tunabl
 {
 	lockdep_assert_held(&rc->lock);
 	rc->log_pass = ressd_log_pass(&t->dev_model, 0, false);
+	rc->alpha_pm = 0;		/* the choice's share, shown in status */
 	rc->ghost_writes = 0;
 	rc->ghost_hits = 0;
 }
@@ -1257,26 +1258,31 @@ static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return 0;
 	}
 	if (argc == 3 && !strcasecmp(argv[0], "set")) {
+		/*
+		 * Read, changed and written back in one hold: messages are not
+		 * serialised, and two at once must not undo each other.
+		 * Parsing and checking are pure and short.
+		 */
 		spin_lock_irq(&rc->lock);
 		t = rc->tunables;
-		spin_unlock_irq(&rc->lock);
 		r = ressd_parse_tunable(&t, argv[1], argv[2], &err);
 		if (!r) {
 			err = ressd_check_tunables(&t);
 			r = err ? -EINVAL : 0;
 		}
+		if (!r) {
+			/* A new model or mode: its choice from scratch, as at creation. */
+			if (memcmp(&t.dev_model, &rc->tunables.dev_model, sizeof(t.dev_model)) ||
+			    t.log_mode != rc->tunables.log_mode)
+				__ressd_log_mode_reset(rc, &t);
+			rc->tunables = t;
+		}
+		spin_unlock_irq(&rc->lock);
 		if (r) {
 			DMWARN("%s: set %s %s: %s", dm_device_name(dm_table_get_md(ti->table)),
 			       argv[1], argv[2], err);
 			return r;
 		}
-		spin_lock_irq(&rc->lock);
-		/* A new model or mode: its choice from scratch, as at creation. */
-		if (memcmp(&t.dev_model, &rc->tunables.dev_model, sizeof(t.dev_model)) ||
-		    t.log_mode != rc->tunables.log_mode)
-			__ressd_log_mode_reset(rc, &t);
-		rc->tunables = t;
-		spin_unlock_irq(&rc->lock);
 		ressd_mover_kick(rc);
 		return 0;
 	}

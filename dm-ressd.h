@@ -259,7 +259,8 @@ struct ressd_meta {
 struct ressd_mover {
 	struct task_struct *task;	/* the thread, while the target runs */
 	bool paused;			/* under rc->lock: "mover pause" */
-	bool draining;			/* under rc->lock: "drain" asked */
+	u32 draining;			/* under rc->lock: "drain" messages */
+					/*   waiting (each its own) */
 	u64 busy_lo, busy_hi;		/* under rc->lock: batch in flight, */
 					/*   blocks [lo, hi) */
 	bool fill;			/* under rc->lock: a unit fill; every */

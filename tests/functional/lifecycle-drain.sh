@@ -10,7 +10,9 @@
 # device), so that the mover's round in progress cannot empty the log by
 # itself.  A remove (the device must be closed: no writes beside it) must
 # end the drain as well.
-# Afterwards a drain completes and every block holds its data.
+# Afterwards a drain completes and every block holds its data.  Last, two
+# drains, the first one interrupted while its round runs: the second one
+# must still end (below).
 . "$RESSD_TOP/tests/lib/testlib.sh"
 
 A=$RESSD_DISK_A B=$RESSD_DISK_B SA=$DISK_A_SECTORS
@@ -72,6 +74,27 @@ dm_switch dr_org "0 $SA delay $A 0 0 $A 0 0"
 dm_create dr "$T"
 fio "${FIO[@]}" --number_ios=600 --verify_only --output="$TMPDIR/fio.txt" ||
 	{ cat "$TMPDIR/fio.txt"; fail "fio verify after the remove"; }
+
+# Two drains, the first one killed (SIGKILL) while its round runs,
+# the second one asked after a small write the first one's round does not
+# hold.  The mover runs below high_watermark while a drain is asked: the
+# first one to leave turned that off for both, and the second one waited
+# for a log the mover no longer emptied (for ever on an idle device).
+fill
+dm_switch dr_org "0 $SA delay $A 0 0 $A 0 1000"
+dmsetup message dr 0 drain >"$TMPDIR/drain-a.out" 2>&1 & apid=$!
+sleep 1
+dd if=/dev/urandom of=$D bs=4k seek=40000 count=1 oflag=direct status=none || fail "a small write"
+dmsetup message dr 0 drain >"$TMPDIR/drain-b.out" 2>&1 & bpid=$!
+sleep 0.5
+kill -0 $apid 2>/dev/null || fail "the first drain ended before it was interrupted: void"
+kill -KILL $apid	# dmsetup holds SIGINT back while in its ioctl
+wait $apid && fail "the interrupted drain reported success"
+wait_pid $bpid 60 || { kill -INT $bpid; stuck "the second drain did not end after the first one was interrupted"; }
+wait $bpid || { cat "$TMPDIR/drain-b.out"; fail "the second drain failed"; }
+[ "$(status_field dr 2)" = 0 ] || fail "the log is not empty after the second drain: $(dmsetup status dr)"
+echo "ok: a drain goes on when another one is interrupted"
+dm_switch dr_org "0 $SA delay $A 0 0 $A 0 0"
 dm_remove dr
 dm_remove dr_org
-echo "drain beside suspend and remove passed"
+echo "drain beside suspend, remove and another drain passed"
