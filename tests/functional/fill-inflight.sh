@@ -7,8 +7,8 @@
 # first holds the unit's home writes and waits for those in flight
 # (ressd_mover_fill()).  fill-units.sh slows home reads under a random
 # writer; here the user's write is held in flight for certain: dm-delay
-# holds every write to the normal area for 1.5 s, the unit's other blocks
-# are logged, and the drain starts while the write is held.
+# holds every write to the normal area for 2.5 s, the unit's other blocks
+# are logged, and the drain starts once dm-delay reports the write held.
 # Oracle: every block of the unit reads back its newest data (the logged
 # ones theirs, the 16 written home theirs, the rest what the disk held
 # before), after the drain and after re-create; void unless the unit was
@@ -68,7 +68,7 @@ check() {	# <when>
 }
 
 zero_at "$B" 8 0
-dm_create fi_o "0 $DISK_A_SECTORS delay $A 0 0 $A 0 1500"
+dm_create fi_o "0 $DISK_A_SECTORS delay $A 0 0 $A 0 2500"
 t="0 $DISK_A_SECTORS ressd /dev/mapper/fi_o 0 $B 0 8192 4 high_watermark 100 dev_model $MODEL_SSD_B"
 dm_create fi "$t"
 python3 "$TMPDIR/fi.py" log $D log $U 14 37 || fail "logged writes"
@@ -77,8 +77,13 @@ expect
 t0=$(date +%s%N)
 python3 "$TMPDIR/fi.py" home $D home $((U + 200)) 16 &
 home=$!
-sleep 0.5
-kill -0 $home 2>/dev/null || fail "the write home completed before the drain: void"
+# dm-delay's status: reads, writes and flushes it holds
+for _ in $(seq 100); do
+	[ "$(dmsetup status fi_o | awk '{ print $5 }')" -ge 1 ] && break
+	sleep 0.05
+done
+[ "$(dmsetup status fi_o | awk '{ print $5 }')" -ge 1 ] ||
+	fail "the write home is not held by dm-delay: void ($(dmsetup status fi_o))"
 dmsetup message fi 0 drain || fail "drain"
 wait $home || fail "the write home failed"
 echo "write home and drain: $(( ($(date +%s%N) - t0) / 1000000 )) ms"

@@ -80,13 +80,18 @@ fio "${FIO[@]}" --number_ios=600 --verify_only --output="$TMPDIR/fio.txt" ||
 # hold.  The mover runs below high_watermark while a drain is asked: the
 # first one to leave turned that off for both, and the second one waited
 # for a log the mover no longer emptied (for ever on an idle device).
+# (The round of 600 blocks takes several seconds at 1 s a write home; each
+# dmsetup is given 2 s to reach the kernel: /proc/<pid>/wchan would say
+# where it sleeps, but reading it trips KASAN in the UML 6.12 kernel's
+# own __get_wchan().  A first drain that ends before the kill makes the
+# run void.)
 fill
 dm_switch dr_org "0 $SA delay $A 0 0 $A 0 1000"
 dmsetup message dr 0 drain >"$TMPDIR/drain-a.out" 2>&1 & apid=$!
-sleep 1
+sleep 2				# its round has taken the log's records
 dd if=/dev/urandom of=$D bs=4k seek=40000 count=1 oflag=direct status=none || fail "a small write"
 dmsetup message dr 0 drain >"$TMPDIR/drain-b.out" 2>&1 & bpid=$!
-sleep 0.5
+sleep 2
 kill -0 $apid 2>/dev/null || fail "the first drain ended before it was interrupted: void"
 kill -KILL $apid	# dmsetup holds SIGINT back while in its ioctl
 wait $apid && fail "the interrupted drain reported success"

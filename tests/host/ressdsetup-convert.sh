@@ -216,6 +216,18 @@ rc=0
 grep -q "its label was damaged: writing it again" "$tmp/out.log" || { cat "$tmp/out.log"; fail "convert's words"; }
 view_of "$img"
 files_of "$tmp/view.img" "the label written again: the mapped view"
+# but not another volume's header over a device that was converted and
+# used: a swap signature beside a damaged label whose magic is intact (so
+# only the signature probe tells; mkswap itself also zeroes the magic)
+printf 'x' | dd of="$img" bs=1 seek=100 conv=notrunc status=none
+printf 'SWAPSPACE2' | dd of="$img" bs=1 seek=4086 conv=notrunc status=none
+dd if="$img" bs=1M count=1 status=none | md5sum >"$tmp/area.md5"
+rc=0
+"$tool" convert "$img" --reserved 32M --batch >"$tmp/out.log" 2>&1 || rc=$?
+{ [ $rc = 4 ] && grep -q "holds neither the file system, its copy nor the label" "$tmp/out.log"; } ||
+	{ cat "$tmp/out.log"; fail "convert over a swap header of a converted, used device: exit $rc"; }
+dd if="$img" bs=1M count=1 status=none | md5sum | cmp -s - "$tmp/area.md5" ||
+	fail "convert refused, but the swap header changed"
 # a partition that changed size since convert
 fresh "$img"
 "$tool" convert "$img" --reserved 32M --batch >/dev/null 2>&1 || fail "convert"

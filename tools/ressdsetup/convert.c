@@ -41,6 +41,7 @@
 
 #include "convert.h"
 #include "log.h"
+#include "probe.h"
 #include "util.h"
 
 #define AREA		(RESSD_LABEL_AREA_SECTORS * SECTOR_SIZE)	/* 1 MiB */
@@ -271,6 +272,30 @@ static int classify(const struct rdev *d, const struct ressd_label *l, const u8 
 	return r;
 }
 
+/*
+ * Is @area, the first 1 MiB, the label area of @l with damage inside its
+ * label block only: the label's magic at its start, every sector after the
+ * label block as the label area's (zeros), and, the magic aside, no
+ * signature probe_signature() knows (a swap area, an LVM label)?
+ */
+static bool label_only_damaged(const struct ressd_label *l, const u8 *area)
+{
+	_Static_assert(PROBE_BYTES <= AREA, "the probe reads within the label area");
+	u8 *lab = xmalloc_aligned(AREA);
+	bool only;
+
+	label_encode(lab, l);
+	only = label_has_magic(area) &&
+	       !memcmp(area + RESSD_BLOCK_SIZE, lab + RESSD_BLOCK_SIZE, AREA - RESSD_BLOCK_SIZE);
+	if (only) {
+		memcpy(lab, area, PROBE_BYTES);
+		memset(lab, 0, 8);
+		only = !probe_signature(lab, PROBE_BYTES);
+	}
+	free(lab);
+	return only;
+}
+
 /* The label block and zeros over the first 1 MiB: the converted device. */
 static int write_label_area(const struct rdev *d, const struct ressd_label *l)
 {
@@ -414,16 +439,26 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 			bool used;
 
 			/*
-			 * No file system there, and the log was opened: the
-			 * conversion finished (its head copy is durable before
-			 * the intent), and the label area was damaged since.
-			 * It holds nothing but the label and zeros: write them
-			 * again.  (With the log never opened it may be a
-			 * conversion interrupted, then a raw mount that broke
-			 * the file system: left alone.)
+			 * The label block damaged, and nothing else: the label's
+			 * magic still there, the rest of the 1 MiB zeros as the
+			 * label area's, no other signature, and a log that was
+			 * opened (the conversion finished: its head copy is
+			 * durable before the intent).  Write the label again.
+			 * Anything else (another volume's header over a device
+			 * that was converted once, a conversion interrupted and
+			 * then a raw mount that broke the file system) is left
+			 * alone.
 			 */
 			r = log_ever_opened(d, &l, &used);
-			if (!r && used) {
+			if (!r && used && label_only_damaged(&l, head)) {
+				snprintf(warning, sizeof(warning),
+					 "The label of %s is damaged. This will write it again from\n"
+					 "the intent block at the partition's end.", path);
+				if (!batch && !confirm(warning)) {
+					errmsg("convert: not confirmed: nothing was written");
+					r = EXIT_PARAM;
+					goto out;
+				}
 				printf("%s: its label was damaged: writing it again from the intent "
 				       "block.\n", path);
 				st = HEAD_TORN;
@@ -445,8 +480,9 @@ int convert_device(const char *path, const struct ressd_label *tmpl, u64 reserve
 			if (!r && used) {
 				errmsg("%s: its first 1 MiB holds a file system other than the one "
 				       "converted (its head copy is at sector %" PRIu64 "), and its "
-				       "log holds data: nothing was changed (something wrote over "
-				       "the converted device's label)", path, l.head_offset);
+				       "log was opened: nothing was changed. Something wrote over the "
+				       "converted device's label; ressdsetup.rst, \"Converting a "
+				       "partition in place\", says how to go on", path, l.head_offset);
 				r = EXIT_DEVICE;
 			}
 			if (!r)

@@ -1023,12 +1023,15 @@ static int cmd_decommission(const struct opts *o)
 	}
 	if (used) {
 		r = drain_device(path, &l);
-		/* the superblocks of the drained log, which the drain wrote */
-		if (!r)
-			r = rdev_open(&d, path, RDEV_READ, err_buf, sizeof(err_buf)) ?
-			    EXIT_DEVICE : EXIT_OK;
-		if (r == EXIT_DEVICE)
+		/*
+		 * The superblocks of the drained log, which the drain wrote
+		 * (its device removed).  Written in the moment between that
+		 * remove and this read, they would pass for the drained ones.
+		 */
+		if (!r && rdev_open(&d, path, RDEV_READ, err_buf, sizeof(err_buf))) {
 			errmsg("%s: %s", path, err_buf);
+			r = EXIT_DEVICE;
+		}
 		if (!r) {
 			r = log_superblocks(&d, &l, sbs);
 			rdev_close(&d);
