@@ -382,11 +382,9 @@ int ressd_log_find_newer(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
 		err = read(ctx, u, buf);
 		if (err)
 			return err;
-		if (le64_to_cpu(((struct ressd_disk_rec *)buf)->magic) != RESSD_REC_MAGIC)
-			continue;
-		if (ressd_rec_decode(buf, lg, u, r))
-			continue;
-		if (r->epoch > epoch || r->tail_seq > tail_seq)
+		/* Data blocks fail the decoder's first check, the magic. */
+		if (!ressd_rec_decode(buf, lg, u, r) &&
+		    (r->epoch > epoch || r->tail_seq > tail_seq))
 			return 1;
 	}
 	return 0;

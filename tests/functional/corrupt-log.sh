@@ -35,15 +35,7 @@ T_RUN="0 $SA ressd $A 0 $B 0 $LOGSZ 4 high_watermark 50 mover_batch 128"
 T_CHECK="0 $SA ressd $A 0 $B 0 $LOGSZ 4 high_watermark 100 mover_batch 128"
 
 writer_build
-MUT=$TMPDIR/ressd-corrupt
-if [ -n "${RESSD_PREBUILT:-}" ]; then	# (writer_build)
-	MUT=$RESSD_PREBUILT/ressd-corrupt
-else
-	cc -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" -o "$MUT" \
-		"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" \
-		"$RESSD_TOP/tools/lib/crc32c.c" ||
-		fail "could not build ressd-corrupt"
-fi
+corrupt_build
 
 note "a real log: the writer over a $((LOGSZ / 2)) KiB log, then remove without draining"
 zero_at "$B" 8 0

@@ -24,14 +24,7 @@ A=$RESSD_DISK_A B=$RESSD_DISK_B SA=$DISK_A_SECTORS
 LOGSZ=2048			# a 1 MiB log
 T="0 $SA ressd $A 0 $B 0 $LOGSZ 2 high_watermark 100"
 IMG=$TMPDIR/sb-bounds.img
-MUT=$TMPDIR/ressd-corrupt
-if [ -n "${RESSD_PREBUILT:-}" ]; then
-	MUT=$RESSD_PREBUILT/ressd-corrupt
-else
-	cc -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" -o "$MUT" \
-		"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" \
-		"$RESSD_TOP/tools/lib/crc32c.c" || fail "could not build ressd-corrupt"
-fi
+corrupt_build
 D=/dev/mapper/sbb
 
 zero_at "$B" 8 0

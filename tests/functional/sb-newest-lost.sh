@@ -147,14 +147,7 @@ refused "the newest copy lost, read-only" --readonly --table "$T" ||
 	{ verify "activated read-only" $N two:$N; dm_remove snl; fail "a read-only table activated"; }
 
 note "1c. the same, the newest copy resealed two generations below the other"
-MUT=$TMPDIR/ressd-corrupt
-if [ -n "${RESSD_PREBUILT:-}" ]; then
-	MUT=$RESSD_PREBUILT/ressd-corrupt
-else
-	cc -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" -o "$MUT" \
-		"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" \
-		"$RESSD_TOP/tools/lib/crc32c.c" || fail "could not build ressd-corrupt"
-fi
+corrupt_build
 restore
 old_way $((1 - new))
 dd if="$B" of="$TMPDIR/old-way.img" bs=512 count=$LOGSZ iflag=direct status=none || fail "copying the log"

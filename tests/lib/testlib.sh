@@ -84,6 +84,19 @@ make_block() {	# <tag> <block> -> 4096 bytes on stdout
 	yes "$line" 2>/dev/null | head -c 4096
 }
 
+# corrupt_build: the log mutator tests/tools/ressd-corrupt.c, into $MUT
+# (prebuilt when the guest has it, as writer_build's writer).
+corrupt_build() {
+	if [ -n "${RESSD_PREBUILT:-}" ]; then
+		MUT=$RESSD_PREBUILT/ressd-corrupt
+		return
+	fi
+	MUT=$TMPDIR/ressd-corrupt
+	cc -O2 -Wall -Wextra -I"$RESSD_TOP/tools/ressdsetup" -o "$MUT" \
+		"$RESSD_TOP/tests/tools/ressd-corrupt.c" "$RESSD_TOP/tools/ressdsetup/crc32c.c" \
+		"$RESSD_TOP/tools/lib/crc32c.c" || fail "could not build ressd-corrupt"
+}
+
 # run_watched <seconds> <dm name> <command...>: run a command, printing the
 # target's status every 10 s; if it is still running after <seconds>, show
 # the blocked tasks and the kernel log, kill it and fail.

@@ -224,15 +224,22 @@ int log_superblocks(const struct rdev *d, const struct ressd_label *l, u8 *sbs)
 		  "reading the log");
 }
 
+bool log_sbs_opened(const u8 *sbs)
+{
+	size_t i;
+
+	for (i = 0; i < 2 * RESSD_BLOCK_SIZE; i++)
+		if (sbs[i])
+			return true;
+	return false;
+}
+
 int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *opened)
 {
 	u8 *sb = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
 	int r = log_superblocks(d, l, sb);
-	size_t i;
 
-	*opened = false;
-	for (i = 0; !r && i < 2 * RESSD_BLOCK_SIZE; i++)
-		*opened |= sb[i] != 0;
+	*opened = !r && log_sbs_opened(sb);
 	free(sb);
 	return r;
 }

@@ -40,6 +40,8 @@ int log_ever_opened(const struct rdev *d, const struct ressd_label *l, bool *ope
  * @sbs; returns an EXIT_* code.
  */
 int log_superblocks(const struct rdev *d, const struct ressd_label *l, u8 *sbs);
+/* Were the log superblocks @sbs (2 x 4 KiB) ever written (not all zero)? */
+bool log_sbs_opened(const u8 *sbs);
 /*
  * Put the file system of the converted device @path (label @l, its log
  * drained: the normal area holds all the data) back where it was, over the

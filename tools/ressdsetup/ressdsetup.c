@@ -1007,12 +1007,11 @@ static int cmd_decommission(const struct opts *o)
 	}
 	/* a log that was never opened has zero superblocks: nothing in it */
 	sbs = xmalloc_aligned(2 * RESSD_BLOCK_SIZE);
-	r = log_ever_opened(&d, &l, &used);
-	if (!r)
-		r = log_superblocks(&d, &l, sbs);
+	r = log_superblocks(&d, &l, sbs);
 	rdev_close(&d);
 	if (r)
 		goto out;
+	used = log_sbs_opened(sbs);
 	snprintf(warning, sizeof(warning),
 		 "This will drain the log of %s and make it a plain ext partition\n"
 		 "again, its file system grown over the whole partition.", path);
