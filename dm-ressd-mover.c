@@ -1108,10 +1108,16 @@ static u64 ressd_round_drop_pass(struct ressd_c *rc, struct ressd_round *r, u32 
 			       __ressd_round_droppable(rc, r, i + len, first))
 				len++;
 			/*
-			 * The slots kept for home writes' invalidations are
-			 * theirs: a far block left mapped costs only a move.
+			 * Half the slots kept for home writes' invalidations
+			 * may carry these too, the other half stays theirs: on
+			 * a log that small writes keep full, far blocks left
+			 * mapped were each moved again by a later round, whose
+			 * region they filled, and the mover fell ever further
+			 * behind (on sd-card's model a third of the small
+			 * writes went home).  This round's release then makes
+			 * room without taking any.
 			 */
-			if (!__ressd_log_room(rc, 1, false)) {
+			if (!__ressd_log_room(rc, 1 + RESSD_INVAL_RESERVE / 2, true)) {
 				full = true;
 				break;
 			}
