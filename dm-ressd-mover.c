@@ -857,11 +857,12 @@ static u32 ressd_round_fwd_chunk(const struct ressd_round *r)
 
 /*
  * 1b. Decide (mover_policy density; Documentation/mover-pricing.md, step
- * c): count each unit the region touches in the whole log, send the dense
- * ones home with all their logged blocks, wherever they sit (far moves),
- * and copy the region's blocks of the others forward.  At most half the
- * region, and half the room small writes have, is copied, trailers
- * included, so that each round frees room (ressd_density_decide()).
+ * c): count each unit the region touches in the whole log, send the
+ * densest ones home with all their logged blocks, wherever they sit (far
+ * moves), and copy the region's blocks of the others forward.  As much is
+ * copied as the round may copy: at most half the region, and half the room
+ * small writes have, trailers included, so that each round frees room
+ * (ressd_density_decide()).
  */
 static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 {

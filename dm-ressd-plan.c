@@ -333,17 +333,6 @@ void ressd_plan_step(const struct ressd_devmodel *m, const struct ressd_step_geo
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_plan_step);
 
-u32 ressd_density_threshold(u64 sum_dirty, u32 units)
-{
-	u64 d;
-
-	if (!units)
-		return 2;
-	d = div_u64(3 * sum_dirty + 2 * (u64)units, 4 * (u64)units);
-	return d < 2 ? 2 : d > U32_MAX ? U32_MAX : (u32)d;
-}
-EXPORT_SYMBOL_IF_KUNIT(ressd_density_threshold);
-
 /* Moves copied forward when units of at least @d dirty blocks go home. */
 static u32 ressd_density_fwd(const struct ressd_unit_tally *t, u32 nt, u32 d)
 {
@@ -357,15 +346,14 @@ static u32 ressd_density_fwd(const struct ressd_unit_tally *t, u32 nt, u32 d)
 
 u32 ressd_density_decide(struct ressd_unit_tally *t, u32 nt, u32 max_fwd, u32 *d)
 {
-	u64 sum = 0;
-	u32 i, lo, hi, fwd;
+	u32 i, lo = 0, hi = 0, fwd;
 
+	/* fwd(0) = 0, and every move is copied at one more than the densest. */
 	for (i = 0; i < nt; i++)
-		sum += t[i].dirty;
-	hi = ressd_density_threshold(sum, nt);
+		hi = max(hi, t[i].dirty);
+	hi = hi == U32_MAX ? U32_MAX : hi + 1;
 	if (ressd_density_fwd(t, nt, hi) > max_fwd) {
-		/* fwd(0) = 0: the largest d in [0, hi) within max_fwd. */
-		lo = 0;
+		/* The largest d in [0, hi) within max_fwd. */
 		while (hi - lo > 1) {
 			u32 mid = lo + (hi - lo) / 2;
 

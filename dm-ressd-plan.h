@@ -234,16 +234,18 @@ struct ressd_unit_tally {
 };
 
 /*
- * Density-first cleaning (Documentation/mover-pricing.md, step c): a unit
- * goes home when it has gathered at least d logged blocks, d = max(2,
- * round(3/4 of the mean k of the units the region touches)); the region's
- * blocks of the others are copied forward.  When more than @max_fwd moves
- * would be copied (the round must free room, and copies need it), d is
- * lowered to the largest value that keeps them within @max_fwd, so that the
- * densest units go home first.  Sets each @home and *@d; returns the moves
+ * Density-first cleaning (Documentation/mover-pricing.md, step c): the
+ * region's blocks of a unit are copied forward, and wait in the log for
+ * more of the unit's blocks, as long as the round may copy them (@max_fwd:
+ * the round must free room, and copies take it); the densest units go home
+ * first, with all their logged blocks.  d is the largest threshold whose
+ * copies (the moves of units with fewer than d logged blocks) fit within
+ * @max_fwd: every unit with at least d goes home.  A unit's trip home
+ * costs about the same whatever it carries (a merge, or a whole-unit
+ * write), a copy one log block: so as few units as the room allows go home,
+ * each as full as it can be.  Sets each @home and *@d; returns the moves
  * copied forward (pure).
  */
-u32 ressd_density_threshold(u64 sum_dirty, u32 units);
 u32 ressd_density_decide(struct ressd_unit_tally *t, u32 nt, u32 max_fwd, u32 *d);
 
 /*

@@ -41,8 +41,10 @@ density_case() {	# <name> <model> <seed>
 	# status extra 27: density_d, the last round's threshold: at least 1
 	# (0 only before the first round, or after a round in which units with
 	# no mapped block left held more of its moves than it could copy
-	# forward: with high_watermark 60 it may copy half its region; 3 on
-	# ssd-a and 7 on ssd-b here), at most the blocks of a unit
+	# forward: with high_watermark 60 it may copy half its region; about 9
+	# on ssd-a and 25 on ssd-b here), at most the blocks of a unit (one
+	# above the densest unit when everything was copied: no unit here
+	# gathers a whole unit's blocks)
 	local d
 	d=$(status_field md 27)
 	echo "$1: the last round's threshold: $d logged blocks"

@@ -438,29 +438,48 @@ static void ressd_mover_test_plan_step_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fills, 5U);
 }
 
-/* The density threshold: max(2, round(3/4 of the mean dirty count)). */
-static void ressd_mover_test_density_threshold(struct kunit *test)
+/*
+ * ressd_density_decide() on fixed tallies: copies while they fit, the
+ * densest units home first, ties together.
+ */
+static void ressd_mover_test_density_table(struct kunit *test)
 {
 	static const struct {
-		u64 sum;
-		u32 units;
+		u32 dirty[4];	/* each unit's logged blocks; nr = 2 each */
+		u32 max_fwd;
 		u32 d;
+		u32 fwd;
 	} t[] = {
-		{ 0, 0, 2 }, { 1, 1, 2 }, { 4, 1, 3 }, { 160, 10, 12 }, { 10, 4, 2 },
-		{ 14, 4, 3 },	/* mean 3.5: 2.625 rounds to 3 */
-		{ 6, 4, 2 }, { 1000000, 1, 750000 },
+		{ { 10, 20, 30, 40 }, 8, 41, 8 },	/* everything fits: nothing home */
+		{ { 10, 20, 30, 40 }, 7, 40, 6 },	/* the densest goes */
+		{ { 10, 20, 30, 40 }, 5, 30, 4 },
+		{ { 10, 20, 30, 40 }, 2, 20, 2 },
+		{ { 10, 20, 30, 40 }, 0, 10, 0 },	/* no room: all home */
+		{ { 40, 40, 3, 40 }, 3, 40, 2 },	/* ties go together */
+		{ { 40, 40, 3, 40 }, 1, 3, 0 },
+		{ { 2, 2, 2, 2 }, 7, 2, 0 },
+		{ { U32_MAX, 1, 1, 1 }, 6, U32_MAX, 6 },	/* no overflow */
 	};
-	u32 i;
+	struct ressd_unit_tally u[4];
+	u32 i, k, d, fwd;
 
-	for (i = 0; i < ARRAY_SIZE(t); i++)
-		KUNIT_EXPECT_EQ_MSG(test, ressd_density_threshold(t[i].sum, t[i].units), t[i].d,
-				    "sum %llu units %u", t[i].sum, t[i].units);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		for (k = 0; k < 4; k++)
+			u[k] = (struct ressd_unit_tally){ .first = 2 * k, .nr = 2,
+							  .dirty = t[i].dirty[k] };
+		fwd = ressd_density_decide(u, 4, t[i].max_fwd, &d);
+		KUNIT_EXPECT_EQ_MSG(test, d, t[i].d, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, fwd, t[i].fwd, "case %u", i);
+		for (k = 0; k < 4; k++)
+			KUNIT_EXPECT_EQ_MSG(test, u[k].home, u[k].dirty >= d, "case %u unit %u",
+					    i, k);
+	}
 }
 
 /*
  * ressd_density_decide() on random tallies against an oracle: d is the
- * threshold of the mean when its forwards fit @max_fwd, else the largest
- * d below it whose forwards do; home is exactly dirty >= d; the count
+ * largest threshold, from one above the densest unit down, whose forwards
+ * fit @max_fwd; home is exactly dirty >= d; the count
  * returned is the non-home units' moves; and no home unit is sparser than
  * a unit left to forward (densest first).
  */
@@ -474,21 +493,20 @@ static void ressd_mover_test_density_decide(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	for (round = 0; round < 500; round++) {
 		u32 nt = 1 + ressd_kunit_xorshift(&seed) % max, i, d, got, want_d, fwd;
-		u32 total = 0, max_fwd, min_home = U32_MAX, max_fwd_dirty = 0;
-		u64 sum = 0;
+		u32 total = 0, max_fwd, min_home = U32_MAX, max_fwd_dirty = 0, top = 0;
 
 		for (i = 0; i < nt; i++) {
 			t[i].nr = 1 + ressd_kunit_xorshift(&seed) % 8;
 			t[i].dirty = t[i].nr + ressd_kunit_xorshift(&seed) % (round % 3 ? 40 : 4);
 			t[i].first = total;
 			total += t[i].nr;
-			sum += t[i].dirty;
+			top = max(top, t[i].dirty + 1);
 		}
-		max_fwd = ressd_kunit_xorshift(&seed) % (total + 1);
+		max_fwd = ressd_kunit_xorshift(&seed) % (total + total / 4 + 1);
 		got = ressd_density_decide(t, nt, max_fwd, &d);
 
-		/* The oracle: down from the mean's threshold to the first that fits. */
-		for (want_d = ressd_density_threshold(sum, nt);; want_d--) {
+		/* The oracle: down from above the densest to the first that fits. */
+		for (want_d = top;; want_d--) {
 			fwd = 0;
 			for (i = 0; i < nt; i++)
 				if (t[i].dirty < want_d)
@@ -496,7 +514,7 @@ static void ressd_mover_test_density_decide(struct kunit *test)
 			if (fwd <= max_fwd || !want_d)
 				break;
 		}
-		lowered += want_d < ressd_density_threshold(sum, nt);
+		lowered += want_d < top;
 		KUNIT_ASSERT_EQ_MSG(test, d, want_d, "round %u", round);
 		KUNIT_ASSERT_EQ_MSG(test, got, fwd, "round %u", round);
 		KUNIT_ASSERT_LE(test, got, max_fwd);
@@ -511,6 +529,7 @@ static void ressd_mover_test_density_decide(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, min_home == U32_MAX || min_home > max_fwd_dirty);
 	}
 	KUNIT_EXPECT_GT(test, lowered, 50U);	/* the limit did bind */
+	KUNIT_EXPECT_LT(test, lowered, 475U);	/* and everything fitted, too */
 }
 
 /*
@@ -674,7 +693,7 @@ static struct kunit_case ressd_mover_test_cases[] = {
 	KUNIT_CASE(ressd_mover_test_unit_of),
 	KUNIT_CASE(ressd_mover_test_plan_step),
 	KUNIT_CASE(ressd_mover_test_plan_step_split),
-	KUNIT_CASE(ressd_mover_test_density_threshold),
+	KUNIT_CASE(ressd_mover_test_density_table),
 	KUNIT_CASE(ressd_mover_test_density_decide),
 	KUNIT_CASE(ressd_mover_test_read_run),
 	KUNIT_CASE(ressd_mover_test_read_gap),
