@@ -21,7 +21,9 @@ A=$RESSD_DISK_A B=$RESSD_DISK_B SA=$DISK_A_SECTORS SB=$DISK_B_SECTORS
 N=832
 dm_create ff_a "$(flakey_pass $A $SA)"
 dm_create ff_b "$(flakey_pass $B $SB)"
-dm_create ff_bd "0 $SB delay /dev/mapper/ff_b 0 0 /dev/mapper/ff_b 0 0"
+# log_delay <ms>: the table of ff_bd, the log's writes delayed <ms>.
+log_delay() { echo "0 $SB delay /dev/mapper/ff_b 0 0 /dev/mapper/ff_b 0 $1"; }
+dm_create ff_bd "$(log_delay 0)"
 zero_at /dev/mapper/ff_bd 8 0
 T="0 $SA ressd /dev/mapper/ff_a 0 /dev/mapper/ff_bd 0 8192 6 high_watermark 95"
 T="$T dev_model $MODEL_SSD_B mover_policy density"
@@ -55,7 +57,7 @@ logged=$(status_field ff 2)
 [ "$logged" -gt $((N * 9 / 10)) ] || fail "$N blocks written, $logged logged: $(dmsetup status ff)"
 
 note "the log's writes delayed; one round sends both units home, their far blocks unmapped"
-dm_switch ff_bd "0 $SB delay /dev/mapper/ff_b 0 0 /dev/mapper/ff_b 0 8000"
+dm_switch ff_bd "$(log_delay 8000)"
 dmsetup message ff 0 set high_watermark 50 || fail "set high_watermark"
 for i in $(seq 1 300); do
 	[ "$(status_field ff 21)" -gt 0 ] && break
@@ -73,7 +75,7 @@ power_cut_load ff_a $A $SA ff_b $B $SB
 power_cut_switch ff_a ff_b
 echo "status at the cut: $(dmsetup status ff)"
 # The writes dm-delay still holds go on to the cut (and are lost).
-dm_switch ff_bd "0 $SB delay /dev/mapper/ff_b 0 0 /dev/mapper/ff_b 0 0"
+dm_switch ff_bd "$(log_delay 0)"
 dm_remove ff
 dm_switch ff_a "$(flakey_pass $A $SA)"
 dm_switch ff_b "$(flakey_pass $B $SB)"

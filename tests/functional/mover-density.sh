@@ -59,6 +59,18 @@ density_case() {	# <name> <model> <seed>
 	dm_remove md
 }
 
+# rounds_below <percent>: wait (30 s at most) until the mover of md has
+# moved something and the log is below <percent> % full.
+rounds_below() {
+	local i used
+	for i in $(seq 1 150); do
+		used=$(status_field md 1)
+		[ "$(status_field md 7)" -gt 0 ] &&
+			[ $(( ${used%/*} * 100 )) -lt $(( ${used#*/} * $1 )) ] && return
+		sleep 0.2
+	done
+}
+
 # A unit goes home whole once: with all its logged blocks, however many lie
 # beyond the segment.  800 distinct blocks of the first two units of ssd-b's
 # model (2 MiB each) are logged with the mover held back (high_watermark
@@ -68,7 +80,7 @@ density_case() {	# <name> <model> <seed>
 # (Rounds once took at most a segment's worth of far moves: each unit went
 # home whole with part of its blocks, and was written whole again later.)
 whole_once() {
-	local t="0 $DISK_A_SECTORS ressd $RESSD_DISK_A 0 $RESSD_DISK_B 0 8192 6" n=800 i used logged
+	local t="0 $DISK_A_SECTORS ressd $RESSD_DISK_A 0 $RESSD_DISK_B 0 8192 6" n=800 logged
 	t="$t high_watermark 95 dev_model $MODEL_SSD_B mover_policy density"
 	note "whole units once: $n blocks of two units, ssd-b's model"
 	zero_at "$RESSD_DISK_B" 8 0
@@ -99,12 +111,7 @@ PY
 	logged=$(status_field md 2)
 	[ "$logged" -gt $(( n * 9 / 10 )) ] || fail "whole units once: $n blocks written, $logged logged"
 	dmsetup message md 0 set high_watermark 50 || fail "whole units once: set high_watermark"
-	# Until the mover has moved something and the log is below 50 %.
-	for i in $(seq 1 150); do
-		used=$(status_field md 1)
-		[ "$(status_field md 7)" -gt 0 ] && [ $(( ${used%/*} * 2 )) -lt "${used#*/}" ] && break
-		sleep 0.2
-	done
+	rounds_below 50
 	show_status md "after the rounds"
 	[ "$(status_field md 7)" -eq "$logged" ] ||
 		fail "whole units once: the rounds moved $(status_field md 7) of $logged blocks"
@@ -129,7 +136,7 @@ PY
 # moved again by a later round, and on sd-card's model a third of the small
 # writes went home.)
 far_full() {
-	local t="0 $DISK_A_SECTORS ressd $RESSD_DISK_A 0 $RESSD_DISK_B 0 8192 6" n=1400 i far dropped used
+	local t="0 $DISK_A_SECTORS ressd $RESSD_DISK_A 0 $RESSD_DISK_B 0 8192 6" n=1400 far dropped
 	t="$t high_watermark 90 dev_model $MODEL_SSD_B mover_policy density"
 	note "far blocks dropped on a full log: $n blocks of three units, ssd-b's model"
 	zero_at "$RESSD_DISK_B" 8 0
@@ -140,13 +147,7 @@ far_full() {
 	show_status md "after the writes"
 	[ "$(status_field md 11)" -gt 0 ] || fail "far full: the log never refused a small write"
 	dmsetup message md 0 mover resume || fail "far full: mover resume"
-	# Until the rounds have brought the log below its watermark.
-	for i in $(seq 1 150); do
-		used=$(status_field md 1)
-		[ "$(status_field md 7)" -gt 0 ] && [ $(( ${used%/*} * 10 )) -lt $(( ${used#*/} * 9 )) ] &&
-			break
-		sleep 0.2
-	done
+	rounds_below 90	# the watermark
 	sleep 0.5
 	show_status md "after the rounds"
 	far=$(status_field md 20) dropped=$(status_field md 21)
