@@ -85,7 +85,8 @@ struct devprobe_affine {
  *	switch merge e (each unit's means; the median over three units);
  *	alpha_w is test 1's sequential slope less e / P;
  *	(b)'s unit stands only if these 8 KiB writes in order cost less
- *	than half of (a)'s: else no unit (unconfirmed);
+ *	than half of (a)'s: else no unit (unconfirmed); a U below 8 pages,
+ *	too small for (c), is no unit either (unconfirmed);
  *   d. k units written round-robin, one page of each in turn and in order
  *	within each, k = 1, 2, ...: cheap while the device keeps k units
  *	open, a merge per write beyond: N, the open units;
