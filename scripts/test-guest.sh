@@ -169,7 +169,14 @@ for t in "${tests[@]}"; do
 		ressd_pass "$layer" "$name ($(cut -d' ' -f3 <<<"$line") s)" ;;
 	FAIL*)
 		ressd_fail "$layer" "$name ($(cut -d' ' -f3 <<<"$line") s): $(cut -d' ' -f4- <<<"$line")"
-		tail -n 15 "$res/$name.log" 2>/dev/null | sed 's/^/    /' ;;
+		tail -n 15 "$res/$name.log" 2>/dev/null | sed 's/^/    /'
+		# A report in the kernel log: its first 40 lines, the stack
+		# included, since the guest's files do not outlive CI's clone.
+		case $line in
+		*" kernel log: "*)
+			echo "    the kernel's report ($res/$name.dmesg):"
+			grep -m1 -A39 -E "$RESSD_BAD_KERNEL_LOG" "$res/$name.dmesg" | sed 's/^/      /' ;;
+		esac ;;
 	*)
 		ressd_fail "$layer" "$name: no result (guest died or timed out)" ;;
 	esac
