@@ -96,12 +96,10 @@ for layer in "${layers[@]}"; do
 		# make test: the input fuzzers on a part of their inputs
 		# (table-fuzz 60 lines a target, corrupt-log every third
 		# mutation from a random start)
-		if $full; then
-			RESSD_KERNEL=$series RESSD_TEST_TIMEOUT=600 bash scripts/test-guest.sh uml "${uml_tests[@]}"
-		else
-			TABLE_FUZZ_LINES=60 CORRUPT_STEP=3 RESSD_KERNEL=$series RESSD_TEST_TIMEOUT=600 \
-				bash scripts/test-guest.sh uml "${uml_tests[@]}"
-		fi
+		sizes=(TABLE_FUZZ_LINES=60 CORRUPT_STEP=3)
+		$full && sizes=()
+		env "${sizes[@]}" RESSD_KERNEL=$series RESSD_TEST_TIMEOUT=600 \
+			bash scripts/test-guest.sh uml "${uml_tests[@]}"
 		rc=$?
 		counts=.out/$layer/counts ;;
 	crash)	# two geometries, 30 states (--full 50): 8 to 16 minutes in UML

@@ -928,7 +928,7 @@ static int units_run(struct run *x, u64 extent)
 		snprintf(line, sizeof(line), "erase unit: %s", size_name(u->unit, sz));
 		unit_progress(x, line);
 		/* Units off 4 KiB blocks of the device give no dev_model: no costs. */
-		if (u->unit >= 8 * DEVPROBE_PAGE && !(u->offset % DEVPROBE_PAGE)) {
+		if (!(u->offset % DEVPROBE_PAGE)) {
 			r = unit_fill(x, u);
 			if (r)
 				return r;
