@@ -190,7 +190,7 @@ ressd_cross_apt() {
 # headers directory (KDIR); the package version is in the .version file
 # beside .unpacked.
 ressd_cross_headers() {
-	local arch=$1 flavour=$2 dir meta ver pkg deps kb tmp f
+	local arch=$1 flavour=$2 dir meta ver pkg deps kb kbver tmp f
 	dir=$RESSD_CACHE/cross/$arch
 	if [ -e "$dir/.unpacked" ]; then
 		cat "$dir/.unpacked"
@@ -207,10 +207,16 @@ ressd_cross_headers() {
 		sed -n 's/^Depends: \(linux-headers-6\.1[^ ,]*-'"$flavour"'\) .*/\1/p' | head -n 1)
 	deps=$(ressd_cross_apt "$arch" apt-cache show "$pkg:$arch=$ver" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
 	kb=$(printf '%s\n' "$deps" | tr ',' '\n' | sed -n 's/^ *\(linux-kbuild-[^ ]*\) .*/\1/p' | head -n 1)
-	[ -n "$pkg" ] && [ -n "$kb" ] || { ressd_log "cannot resolve $meta:$arch $ver"; return 1; }
+	# The headers ask for a linux-kbuild of at least their version, which
+	# Debian may have rebuilt since (6.1.192-2's headers, kbuild 6.1.192-3):
+	# the candidate, when it satisfies that.
+	kbver=$(ressd_cross_apt "$arch" apt-cache policy "$kb:amd64" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	[ -n "$pkg" ] && [ -n "$kb" ] && [ -n "$kbver" ] && [ "$kbver" != "(none)" ] &&
+		dpkg --compare-versions "$kbver" ge "$ver" ||
+		{ ressd_log "cannot resolve $meta:$arch $ver (kbuild: $kb ${kbver:-none})"; return 1; }
 	tmp=$(mktemp -d) || return 1
 	if ! (cd "$tmp" && ressd_cross_apt "$arch" apt-get download "$pkg:$arch=$ver" \
-		"${pkg%-"$flavour"}-common=$ver" "$kb:amd64=$ver" >"$dir/download.log" 2>&1); then
+		"${pkg%-"$flavour"}-common=$ver" "$kb:amd64=$kbver" >"$dir/download.log" 2>&1); then
 		rm -rf "$tmp"
 		ressd_log "could not fetch $pkg $ver (see $dir/download.log)"
 		return 1
