@@ -54,6 +54,7 @@ struct ressd_tunables {
 	struct ressd_devmodel dev_model;	/* what the device charges */
 	unsigned int mover_policy;	/* enum ressd_mover_policy */
 	unsigned int log_mode;		/* enum ressd_log_mode */
+	unsigned int data_csum;		/* 0: ordered entries need no crc32c */
 };
 
 /* Whether small writes go to the log (log_mode). */
@@ -164,6 +165,13 @@ void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
 		      const struct ressd_disk_entry *e,
 		      const struct ressd_disk_inval *inv);
 /*
+ * Mark the entries of the trailer in @blk (encoded by ressd_rec_encode())
+ * whose bits are set in @ordered as ordered (RESSD_ENTRY_ORDERED; dead ones
+ * stay dead) and seal the block again.  Returns how many it marked.
+ */
+u32 ressd_rec_mark_ordered(void *blk, const struct ressd_log_geo *lg,
+			   const unsigned long *ordered);
+/*
  * Decode and check the trailer in @blk, read from @slot: NULL when it is a
  * well-formed record of this volume at this place, else why not.  The chain
  * (seq and epoch) is the caller's to check.
@@ -226,6 +234,7 @@ struct ressd_replay {
 	u32 records;		/* records applied */
 	u64 entries;		/* entries applied */
 	u64 bad_data;		/* entries whose data checksum failed */
+	u64 ordered;		/* entries applied without a checksum */
 	u64 invalidated;	/* blocks unmapped by invalidations */
 	const char *stop;	/* why the scan stopped */
 };

@@ -270,6 +270,27 @@ void ressd_rec_encode(void *blk, const struct ressd_log_geo *lg,
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_rec_encode);
 
+u32 ressd_rec_mark_ordered(void *blk, const struct ressd_log_geo *lg,
+			   const unsigned long *ordered)
+{
+	struct ressd_disk_rec *rec = blk;
+	u32 i, n = 0, nr = le16_to_cpu(rec->nr_data);
+
+	for (i = 0; i < nr && i < RESSD_REC_MAX_ITEMS; i++) {
+		u64 b = le64_to_cpu(rec->entries[i].block);
+
+		if (!test_bit(i, ordered) || b == RESSD_DEAD_BLOCK)
+			continue;
+		rec->entries[i].block = cpu_to_le64(b | RESSD_ENTRY_ORDERED);
+		rec->entries[i].csum = 0;
+		n++;
+	}
+	if (n)
+		rec->csum = cpu_to_le32(ressd_block_csum(blk, lg->nonce));
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_rec_mark_ordered);
+
 const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 			     u32 slot, struct ressd_trailer *r)
 {
@@ -316,7 +337,14 @@ const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 	for (i = 0; i < r->nr_data; i++) {
 		u64 b = le64_to_cpu(e[i].block);
 
-		if (b != RESSD_DEAD_BLOCK && b >= lg->origin_blocks)
+		if (b == RESSD_DEAD_BLOCK)
+			continue;
+		if (ressd_entry_ordered(b)) {
+			if (e[i].csum)
+				return "ordered record entry with a checksum";
+			b &= ~RESSD_ENTRY_ORDERED;
+		}
+		if (b >= lg->origin_blocks)
 			return "record entry beyond the origin";
 	}
 	inv = (const struct ressd_disk_inval *)(e + r->nr_data);
@@ -428,14 +456,23 @@ static int ressd_replay_apply(struct ressd_replay *rp, const struct ressd_traile
 
 		if (block == RESSD_DEAD_BLOCK)
 			continue;
-		err = rp->read(rp->ctx, slot, rp->data);
-		if (err)
-			return err;
-		/* A torn record: this block never became durable; keep the older copy. */
-		if (ressd_csum(rp->lg->nonce, rp->data, RESSD_BLOCK_SIZE) !=
-		    le32_to_cpu(e[i].csum)) {
-			rp->bad_data++;
-			continue;
+		if (ressd_entry_ordered(block)) {
+			/* Durable before its trailer was: nothing to check. */
+			block &= ~RESSD_ENTRY_ORDERED;
+			rp->ordered++;
+		} else {
+			err = rp->read(rp->ctx, slot, rp->data);
+			if (err)
+				return err;
+			/*
+			 * A torn record: this block never became durable; keep
+			 * the older copy.
+			 */
+			if (ressd_csum(rp->lg->nonce, rp->data, RESSD_BLOCK_SIZE) !=
+			    le32_to_cpu(e[i].csum)) {
+				rp->bad_data++;
+				continue;
+			}
 		}
 		spin_lock_irq(&idx->lock);
 		__ressd_index_insert(idx, block, slot);
@@ -483,6 +520,7 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 	rp->records = 0;
 	rp->entries = 0;
 	rp->bad_data = 0;
+	rp->ordered = 0;
 	rp->invalidated = 0;
 	rp->used = 0;
 	rp->stop = NULL;

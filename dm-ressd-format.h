@@ -77,9 +77,17 @@
  */
 #define RESSD_FEATURE_COMPAT_TAIL_EPOCH	1U	/* bit 0 */
 
+/*
+ * Records may hold ordered entries (RESSD_ENTRY_ORDERED): code that does not
+ * know them would take such a record for a damaged one and stop replay
+ * there.  Set while the table asks for them (data_csum 0) and for as long as
+ * the log still holds one; recovery clears it otherwise.
+ */
+#define RESSD_FEATURE_INCOMPAT_ORDERED	1U	/* bit 0 */
+
 #define RESSD_FEATURE_COMPAT_SUPP	RESSD_FEATURE_COMPAT_TAIL_EPOCH
 #define RESSD_FEATURE_RO_COMPAT_SUPP	0U
-#define RESSD_FEATURE_INCOMPAT_SUPP	0U
+#define RESSD_FEATURE_INCOMPAT_SUPP	RESSD_FEATURE_INCOMPAT_ORDERED
 
 /* Largest values a valid on-disk block may carry. */
 #define RESSD_MAX_BLOCK		((1ULL << 48) - 1)	/* origin blocks */
@@ -185,6 +193,20 @@ struct ressd_disk_rec {
 
 /* An entry whose data died before its record was sealed: skip it. */
 #define RESSD_DEAD_BLOCK	U64_MAX
+/*
+ * An ordered entry: its data was written, and the write completed, before
+ * the trailer was written with PREFLUSH, so the trailer is durable only
+ * where the data is.  It needs no crc32c (csum is zero) and replay takes it
+ * without reading it.  Only with RESSD_FEATURE_INCOMPAT_ORDERED; the flag
+ * sits above RESSD_MAX_BLOCK in the block field.
+ */
+#define RESSD_ENTRY_ORDERED	0x4000000000000000ULL	/* bit 62 */
+
+/* An entry's block field marks it ordered: bit 62 set, bit 63 clear. */
+static inline bool ressd_entry_ordered(u64 block)
+{
+	return block >> 62 == 1;
+}
 
 #define RESSD_REC_HDR_SIZE	64
 #define RESSD_REC_MAX_ITEMS \

@@ -220,6 +220,7 @@ static struct ressd_record *__ressd_log_open(struct ressd_c *rc)
 	r->cap = min_t(u32, __ressd_max_data(rc), rc->lg.nr_slots - 1 - r->start);
 	bitmap_zero(r->killed, RESSD_REC_MAX_ITEMS);
 	bitmap_zero(r->dead, RESSD_REC_MAX_ITEMS);
+	bitmap_zero(r->ordered, RESSD_REC_MAX_ITEMS);
 	bio_list_init(&r->bios);
 	bio_list_init(&r->chunk);
 	bio_list_init(&r->waiters);
@@ -755,6 +756,15 @@ static void ressd_record_endio(struct bio *bio)
 }
 
 /*
+ * Chunks may go without crc32c (data_csum 0) once the superblock says so:
+ * their entries are ordered, which the trailer's PREFLUSH makes true.
+ */
+static bool ressd_log_ordered(struct ressd_c *rc)
+{
+	return !READ_ONCE(rc->tunables.data_csum) && READ_ONCE(rc->log.ordered_ok);
+}
+
+/*
  * crc32c of the data of the held writes in @list, block by block across
  * segments, into the entries from @i on.  Returns the entry after the last.
  */
@@ -788,6 +798,27 @@ static u32 ressd_bios_csum(struct ressd_c *rc, struct ressd_record *r,
 		}
 	}
 	WARN_ON_ONCE(filled);
+	return i;
+}
+
+/*
+ * The data of a chunk (written before its trailer, in a write that completes
+ * first): ordered entries, or their crc32c as for a record's own data.
+ */
+static u32 ressd_chunk_csum(struct ressd_c *rc, struct ressd_record *r,
+			    struct bio_list *list, u32 i)
+{
+	struct bio *ubio;
+	u32 n;
+
+	if (!ressd_log_ordered(rc))
+		return ressd_bios_csum(rc, r, list, i);
+	bio_list_for_each(ubio, list) {
+		n = min_t(u32, ubio->bi_iter.bi_size >> RESSD_BLOCK_SHIFT,
+			  RESSD_REC_MAX_ITEMS - i);
+		bitmap_set(r->ordered, i, n);
+		i += n;
+	}
 	return i;
 }
 
@@ -872,7 +903,7 @@ static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
 		.sector = ressd_slot_sector(rc, r->start + r->chunk_first),
 	};
 
-	u32 end = ressd_bios_csum(rc, r, &r->chunk, r->chunk_first);
+	u32 end = ressd_chunk_csum(rc, r, &r->chunk, r->chunk_first);
 
 	WARN_ON_ONCE(end != r->nr_sub);
 	atomic_set(&r->remaining, 1);
@@ -953,6 +984,12 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r,
 	/* A FUA record commits what was written before it: flush that first. */
 	if ((r->flags & REQ_FUA) && (rc->log.dirty || r->nr_sub))
 		r->flags |= REQ_PREFLUSH;
+	/*
+	 * Ordered entries have no crc32c to tell a torn chunk: their data,
+	 * written and completed before, is durable before the trailer is.
+	 */
+	if (!bitmap_empty(r->ordered, r->nr_sub))
+		r->flags |= REQ_PREFLUSH;
 	/* Entries superseded by its own invalidations are dead on disk. */
 	for (i = 0; i < r->nr_data; i++)
 		if (test_bit(i, r->dead))
@@ -967,6 +1004,7 @@ static void ressd_record_submit(struct ressd_c *rc, struct ressd_record *r,
 		r->nr_inval * sizeof(r->items[0]));
 	ressd_rec_encode(page_address(r->trailer), &rc->lg, &tr, r->items,
 			 (struct ressd_disk_inval *)&r->items[r->nr_data]);
+	ressd_rec_mark_ordered(page_address(r->trailer), &rc->lg, r->ordered);
 
 	w.opf = REQ_OP_WRITE | REQ_SYNC | (r->flags & (REQ_FUA | REQ_PREFLUSH));
 	/* A padding record's dead slots are not written: only its trailer. */
@@ -1203,7 +1241,7 @@ void ressd_log_direct_submit(struct ressd_c *rc, struct bio *bio)
 	u32 end;
 
 	bio_list_add(&one, bio);
-	end = ressd_bios_csum(rc, r, &one, r->chunk_first);
+	end = ressd_chunk_csum(rc, r, &one, r->chunk_first);
 	WARN_ON_ONCE(end != r->nr_sub);
 	bio->bi_opf &= ~(REQ_NOWAIT | REQ_FAILFAST_MASK);
 	bio->bi_opf |= REQ_SYNC;

@@ -90,14 +90,26 @@ static int __ressd_meta_write_copy(struct ressd_c *rc, u64 location,
 	return r;
 }
 
+/*
+ * Both copies, in turn.  With data_csum 0 they carry the ordered-entries
+ * feature, which stays until a recovery finds no ordered entry left; once
+ * both are written with it, the log writer may write ordered entries
+ * (rc->log.ordered_ok): no module that does not know them loads the log.
+ */
 int ressd_meta_write_sb(struct ressd_c *rc)
 {
 	struct page *page = alloc_page(GFP_KERNEL);
+	bool ordered;
 	int i, r = 0;
 
 	if (!page)
 		return -ENOMEM;
+	spin_lock_irq(&rc->lock);
+	ordered = !rc->tunables.data_csum;
+	spin_unlock_irq(&rc->lock);
 	mutex_lock(&rc->meta.lock);
+	if (ordered)
+		rc->meta.sb.incompat |= RESSD_FEATURE_INCOMPAT_ORDERED;
 	for (i = 0; i < RESSD_SB_BLOCKS && !r; i++) {
 		/* A generation no load takes: the copy would be lost (a forged log). */
 		if (rc->meta.sb.generation >= RESSD_MAX_GENERATION) {
@@ -112,6 +124,10 @@ int ressd_meta_write_sb(struct ressd_c *rc)
 		if (r)
 			rc->meta.sb.generation--;
 	}
+	/* Cleared only by a recovery, before the log writer starts. */
+	if (!r)
+		WRITE_ONCE(rc->log.ordered_ok,
+			   !!(rc->meta.sb.incompat & RESSD_FEATURE_INCOMPAT_ORDERED));
 	mutex_unlock(&rc->meta.lock);
 	__free_page(page);
 	return r;
@@ -427,6 +443,11 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	rc->meta.sb.epoch = st->epoch;
 	rc->meta.sb.tail_epoch = st->tail_epoch;
 	rc->meta.sb.compat |= RESSD_FEATURE_COMPAT_TAIL_EPOCH;
+	/* Ordered entries left in the chain keep the feature (data_csum adds it). */
+	if (rp.ordered)
+		rc->meta.sb.incompat |= RESSD_FEATURE_INCOMPAT_ORDERED;
+	else
+		rc->meta.sb.incompat &= ~RESSD_FEATURE_INCOMPAT_ORDERED;
 	mutex_unlock(&rc->meta.lock);
 	r = ressd_meta_write_sb(rc);
 	if (r) {
@@ -436,6 +457,8 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	DMINFO("recovered %u records: %llu blocks in the log, %llu torn, %u/%u slots used (%s)",
 	       rp.records, rc->index.mapped, rp.bad_data, rp.used, rc->lg.nr_slots,
 	       rp.stop ? rp.stop : "end");
+	if (rp.ordered)
+		DMINFO("recovered %llu ordered entries (data_csum 0: no checksum)", rp.ordered);
 out:
 	if (r)
 		DMERR("recovery failed: %s (%d)", err ? err : "out of memory", r);

@@ -59,6 +59,7 @@ void ressd_default_tunables(struct ressd_tunables *t)
 	memset(&t->dev_model, 0, sizeof(t->dev_model));	/* none */
 	t->mover_policy = RESSD_POLICY_FIFO;
 	t->log_mode = RESSD_LOG_ALWAYS;
+	t->data_csum = 1;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_default_tunables);
 
@@ -177,6 +178,12 @@ int ressd_parse_tunable(struct ressd_tunables *t, const char *key,
 			*error = "log_mode must be always, never or auto";
 			return -EINVAL;
 		}
+	} else if (!strcasecmp(key, "data_csum")) {
+		if (ressd_parse_uint(value, &v) || v > 1) {
+			*error = "data_csum must be 0 or 1";
+			return -EINVAL;
+		}
+		t->data_csum = v;
 	} else if (!strcasecmp(key, "mover_policy")) {
 		if (ressd_parse_word(value, ressd_policy_names, ARRAY_SIZE(ressd_policy_names),
 				     &t->mover_policy)) {
@@ -240,7 +247,7 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_check_geometry);
 /* The optional arguments' keys: each may be given once. */
 static const char *const ressd_opt_keys[] = {
 	"small_write_max", "high_watermark", "low_watermark", "mover_batch",
-	"dev_model", "mover_policy", "log_mode",
+	"dev_model", "mover_policy", "log_mode", "data_csum",
 };
 
 /* Optional arguments: "<#opt_args> key value ...". */
@@ -1194,7 +1201,7 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		/* A key at its default is left out only where 0.2 had none. */
 		DMEMIT(" %u small_write_max %u high_watermark %u",
 		       8 + (has_model ? 2 : 0) + (density ? 2 : 0) +
-		       (t.log_mode != RESSD_LOG_ALWAYS ? 2 : 0),
+		       (t.log_mode != RESSD_LOG_ALWAYS ? 2 : 0) + (!t.data_csum ? 2 : 0),
 		       t.small_write_max, t.high_watermark);
 		DMEMIT(" low_watermark %u mover_batch %u", t.low_watermark,
 		       t.mover_batch);
@@ -1204,6 +1211,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" mover_policy %s", ressd_policy_names[t.mover_policy]);
 		if (t.log_mode != RESSD_LOG_ALWAYS)
 			DMEMIT(" log_mode %s", ressd_log_mode_names[t.log_mode]);
+		if (!t.data_csum)
+			DMEMIT(" data_csum 0");
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -1222,6 +1231,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(",mover_policy=%s", ressd_policy_names[t.mover_policy]);
 		if (t.log_mode != RESSD_LOG_ALWAYS)
 			DMEMIT(",log_mode=%s", ressd_log_mode_names[t.log_mode]);
+		if (!t.data_csum)
+			DMEMIT(",data_csum=0");
 		DMEMIT(",mode=%s;", ressd_mode_name(mode));
 		break;
 	}
@@ -1284,6 +1295,18 @@ static int ressd_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return r;
 		}
 		ressd_mover_kick(rc);
+		/*
+		 * data_csum 0 takes effect once a superblock with the feature
+		 * is on disk: write one now, as the next checkpoint would.
+		 */
+		if (!t.data_csum && !READ_ONCE(rc->log.ordered_ok) && rc->recovered &&
+		    !dm_suspended(ti) && READ_ONCE(rc->mode) == RESSD_MODE_RW) {
+			r = ressd_meta_write_sb(rc);
+			if (r)
+				DMWARN("%s: set data_csum 0: superblock write failed (%d)",
+				       dm_device_name(dm_table_get_md(ti->table)), r);
+			return r;
+		}
 		return 0;
 	}
 	DMWARN("unsupported message '%s' with %u arguments",
@@ -1568,7 +1591,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 4, 6},
+	.version = {0, 5, 0},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

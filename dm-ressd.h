@@ -98,6 +98,11 @@ struct ressd_record {
 	 * dead on disk (replay applies a record's invalidations first)
 	 */
 	DECLARE_BITMAP(dead, RESSD_REC_MAX_ITEMS);
+	/*
+	 * entries written in chunks without crc32c (data_csum 0): ordered on
+	 * disk, and the trailer goes out with PREFLUSH
+	 */
+	DECLARE_BITMAP(ordered, RESSD_REC_MAX_ITEMS);
 	/* entries from the front, invalidation ranges from the back */
 	struct ressd_disk_entry items[RESSD_REC_MAX_ITEMS];
 };
@@ -227,6 +232,11 @@ struct ressd_log {
 	u64 inval_durable_gen;		/* those up to here are durable in the log */
 	bool write_pending;		/* write the open record's data when idle */
 	bool flushing;			/* the worker is flushing the log device */
+	/*
+	 * Both superblock copies carry the ordered-entries feature: chunks may
+	 * be written without crc32c (data_csum 0; dm-ressd-meta.c sets it)
+	 */
+	bool ordered_ok;
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
 	struct ressd_record *inflight;	/* record or chunk being written, or NULL */

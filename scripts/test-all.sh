@@ -57,7 +57,7 @@ esac
 
 # The vm layers of make test (above).  Checked by uml-6.12 alone: one
 # context's logic, the same in any kernel.
-uml_whole='lifecycle-(held|readahead|remove|retry|undo)|log-mode|messages|mover-forward-chunk|integrity|record-preflush|status-wa|table-matrix|fua-home'
+uml_whole='lifecycle-(held|readahead|remove|retry|undo)|log-mode|messages|mover-forward-chunk|integrity|record-preflush|status-wa|table-matrix|fua-home|data-csum'
 # Timing tests of the test bench and the tool, and the tool's commands
 # against the target, 7 minutes (--full, or by hand).
 timing='ftlsim-calibration|guest-probe|guest-ressdsetup'

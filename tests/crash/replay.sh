@@ -36,16 +36,20 @@
 # recover again, verify, and require the same contents as the first
 # recovery (I6).
 #
-# Geometries: each run takes CRASH_GEOMETRIES (default 2) of four, chosen
+# Geometries: each run takes CRASH_GEOMETRIES (default 2) of five, chosen
 # by the seed and printed, and splits the states between them, each with
 # its own workload: a 4 MiB log with the default tunables; the smallest log
 # the target accepts (144 sectors) with mover_batch 16 (one block a record:
 # every FUA write fills its record); a 4104-sector log with mover_batch
-# 4160 (records of more than one bio, ends of the log at odd places); a
+# 4160 (records of more than one bio, ends of the log at odd places) and
+# data_csum 0 (data written before its trailer carries no crc32c; the
+# trailer goes with PREFLUSH); a
 # 4 MiB log with mover_batch 16 (the second and fourth with a device model:
 # the mover fills erase units; the fourth with mover_policy density, so that
 # it also copies blocks forward and moves dense units' blocks from anywhere
-# in the log).  Every workload mixes in "fua" writes
+# in the log); a 4 MiB log with mover_batch 32 and data_csum 0 (records of
+# three blocks: a lone write goes to the log ahead of its trailer, which its
+# record filling writes without a flush from above).  Every workload mixes in "fua" writes
 # (FUA with no flush after them, as from a journal commit) beside O_DSYNC
 # writes, which the kernel always follows with a flush, and "wb" and "wc"
 # writes (4 KiB writes plugged by one io_submit; writes through the page
@@ -89,18 +93,20 @@ fi
 # every table of it gets) and GEO (its name).  Geometries 1 and 3 carry a
 # device model, so that the mover fills erase units (whole 64 KiB units
 # with sd-card's, sparse, prefix and whole ones with ssd-a's), and any two
-# neighbours (the seed takes CRASH_GEOMETRIES in a row) hold one with and
-# one without.
+# neighbours (the seed takes CRASH_GEOMETRIES in a row) but 4 and 0 hold one
+# with and one without.  Geometries 2 and 4 have data_csum 0.
 geometry() {
 	case $1 in
 	0) LOGS=$((4 * MIB)) GEO_OPTS=() GEO="4 MiB log, default tunables" ;;
 	1) LOGS=144 GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $MODEL_SD_CARD)
 	   GEO="smallest log (144 sectors), mover_batch 16, sd-card's model" ;;
-	2) LOGS=4104 GEO_OPTS=(mover_batch 4160)
-	   GEO="4104-sector log, mover_batch 4160" ;;
+	2) LOGS=4104 GEO_OPTS=(mover_batch 4160 data_csum 0)
+	   GEO="4104-sector log, mover_batch 4160, data_csum 0" ;;
 	3) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 16 small_write_max 8 dev_model $MODEL_SSD_A
 	   mover_policy density)
 	   GEO="4 MiB log, mover_batch 16, ssd-a's model, mover_policy density" ;;
+	4) LOGS=$((4 * MIB)) GEO_OPTS=(mover_batch 32 small_write_max 8 data_csum 0)
+	   GEO="4 MiB log, mover_batch 32, data_csum 0" ;;
 	esac
 }
 # ressd_table <dev> [opt args...]: the single-device layout on <dev>.
@@ -244,6 +250,18 @@ echo "redirected writes: $redir, moved blocks: $moved2 (log of $((LOGS / 8)) blo
 	"full writes: $full1, log at the end $used"
 
 "$REPLAY" info --log $M/cr_l1 || fail "the log-writes log cannot be read"
+# data_csum 0: the data of every trailer's ordered entries was flushed first.
+"$REPLAY" trailers --log $M/cr_l1 >"$TMPDIR/trailers"
+rc=$?
+cat "$TMPDIR/trailers"
+[ $rc = 0 ] || fail "a trailer of ordered entries written before their data was flushed"
+if [[ " ${GEO_OPTS[*]} " == *" data_csum 0 "* ]]; then
+	grep -q "trailers: [0-9]*, [1-9][0-9]* naming ordered" "$TMPDIR/trailers" ||
+		fail "data_csum 0, and no trailer names an ordered entry"
+else
+	grep -q "trailers: [0-9]*, 0 naming ordered" "$TMPDIR/trailers" ||
+		fail "data_csum 1, and trailers name ordered entries"
+fi
 "$REPLAY" plan --log $M/cr_l1 --states "$GSTATES" --seed "$((SEED + gi))" \
 	--i6-every "$I6_EVERY" >"$TMPDIR/plan" || fail "ressd-replay plan"
 for k in $kinds; do
@@ -351,12 +369,12 @@ while read -r -u 3 id kind p cut i6 extras; do
 done 3<"$TMPDIR/plan"
 }
 
-note "geometry seed $SEED: $NGEO of 4 geometries, $STATES states in all"
+note "geometry seed $SEED: $NGEO of 5 geometries, $STATES states in all"
 t0=$(date +%s) kept=0 per_geo=()
 FIRST=$TMPDIR/first-violation
 rm -f "$FIRST"
 for ((gi = 0; gi < NGEO; gi++)); do
-	g=$(( (SEED + gi) % 4 ))
+	g=$(( (SEED + gi) % 5 ))
 	[ -n "${CRASH_GEO:-}" ] && g=$CRASH_GEO
 	geometry $g
 	GSTATES=$(( STATES / NGEO + (gi < STATES % NGEO) ))

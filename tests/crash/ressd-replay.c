@@ -7,6 +7,7 @@
  *   ressd-replay info  --log L
  *   ressd-replay marks --log L
  *   ressd-replay list  --log L
+ *   ressd-replay trailers --log L
  *   ressd-replay plan  --log L --states M [--seed S] [--i6-every K]
  *   ressd-replay apply --log L --dev D --range A:B
  *   ressd-replay apply --log L --dev D --list SPEC
@@ -35,7 +36,9 @@
  *
  * info prints the entry counts by kind; marks prints, for each mark, the
  * length of the log prefix that ends just after it and its text; list
- * prints each entry: index, sector, sectors, flags.
+ * prints each entry: index, sector, sectors, flags; trailers checks that
+ * the data of each ordered entry of dm-ressd's trailers was flushed before
+ * its trailer was written.
  *
  * plan prints up to M crash states, one a line, sorted by p:
  *
@@ -94,6 +97,7 @@
 #define LW_MARK		8
 #define BLK		4096
 #define WMARK		"ressd-writer:"
+#define REC_MAGIC	0x676c2d4453536552ULL	/* dm-ressd's "ReSSD-lg" */
 
 struct entry {
 	uint64_t pos;		/* byte offset of the entry's sector in the log */
@@ -628,6 +632,74 @@ static int cmd_list(void)
 	return 0;
 }
 
+/*
+ * trailers: the log writes whose last 4 KiB block is a dm-ressd record
+ * trailer (its magic), those among them that name ordered entries (bit 62
+ * of an entry's block: data_csum 0), and those of these whose ordered data
+ * is not durable before them.  An ordered entry has no crc32c: its data,
+ * written earlier, must be durable before the trailer is, which the
+ * trailer's PREFLUSH does.  In the log that reads: the last write of each
+ * ordered entry's slot (the nr_data - j blocks before the trailer) comes
+ * before a FLUSH entry that comes before the trailer (device-mapper turns a
+ * PREFLUSH with data into an empty flush, then the write; a FLUSH entry
+ * logs every write completed before it).  Exit 1 when one is not.
+ */
+static int cmd_trailers(void)
+{
+	uint8_t *b = xalign(BLK);
+	uint64_t tr = 0, ord = 0, bad = 0;
+
+	for (uint64_t i = 0; i < L.n; i++) {
+		struct entry *e = &L.e[i];
+		uint64_t nd, n = 0, late = 0, len = e->nr * L.ss, tbyte, f;
+
+		if (!is_data(e) || (e->flags & LW_DISCARD) || len < BLK)
+			continue;
+		xpread(L.lfd, b, BLK, e->pos + L.ss + len - BLK, "a written block");
+		if (le64(b) != REC_MAGIC)
+			continue;
+		tr++;
+		tbyte = e->sector * L.ss + len - BLK;	/* the trailer on the device */
+		/* the last FLUSH before it (i: none) */
+		for (f = i; f-- > 0;)
+			if ((L.e[f].flags & LW_FLUSH) && !(L.e[f].flags & LW_MARK))
+				break;
+		if (f == UINT64_MAX)
+			f = i;
+		nd = b[36] | (uint64_t)b[37] << 8;
+		for (uint64_t j = 0; j < nd && j < (BLK - 64) / 12; j++) {
+			uint64_t blk = le64(b + 64 + 12 * j), at, k;
+
+			if (blk == UINT64_MAX || blk >> 62 != 1)
+				continue;
+			n++;
+			if (tbyte < (nd - j) * BLK)
+				continue;
+			at = tbyte - (nd - j) * BLK;
+			/* its data's last write before the trailer's */
+			for (k = i; k-- > 0;) {
+				const struct entry *w = &L.e[k];
+
+				if (is_data(w) && !(w->flags & LW_DISCARD) &&
+				    w->sector * L.ss <= at && at < (w->sector + w->nr) * L.ss)
+					break;
+			}
+			if (k != UINT64_MAX && (f == i || k > f))
+				late++;
+		}
+		if (!n)
+			continue;
+		ord++;
+		if (late && ++bad <= 5)
+			printf("entry %" PRIu64 ": a trailer naming %" PRIu64 " ordered entries, %"
+			       PRIu64 " of them written after its last preceding flush\n", i, n, late);
+	}
+	printf("trailers: %" PRIu64 ", %" PRIu64 " naming ordered entries, %" PRIu64
+	       " of them before their data was flushed\n", tr, ord, bad);
+	free(b);
+	return bad ? 1 : 0;
+}
+
 /* marks: each mark's text and the prefix length that ends just after it. */
 static int cmd_marks(void)
 {
@@ -657,6 +729,7 @@ static void usage(void)
 		"usage: ressd-replay info  --log L\n"
 		"       ressd-replay marks --log L\n"
 		"       ressd-replay list  --log L\n"
+		"       ressd-replay trailers --log L\n"
 		"       ressd-replay plan  --log L --states M [--seed S] [--i6-every K]\n"
 		"       ressd-replay apply --log L --dev D (--range A:B | --list SPEC)\n");
 	exit(2);
@@ -702,6 +775,8 @@ int main(int argc, char **argv)
 		return cmd_marks();
 	if (!strcmp(argv[1], "list"))
 		return cmd_list();
+	if (!strcmp(argv[1], "trailers"))
+		return cmd_trailers();
 	if (!strcmp(argv[1], "plan"))
 		return cmd_plan(m, k6);
 	if (strcmp(argv[1], "apply") || !dev || ranged == !!list)

@@ -32,7 +32,8 @@
 # sparse units forward;
 # the smallest log the target accepts (72 KiB) with mover_batch 16, so that
 # every record holds one block and every FUA write fills its record; records
-# of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors);
+# of up to 519 blocks (mover_batch 4160, more than one bio's 256 vectors)
+# with data_csum 0 (chunks without crc32c, their trailer with PREFLUSH);
 # and the log at the end of the origin's device, 509 slots (records end at
 # odd places near the end of the log: one-slot records and padding).
 . "$RESSD_TOP/tests/lib/testlib.sh"
@@ -69,8 +70,8 @@ geometry() {
 	1) GEO="smallest log (144 sectors), mover_batch 16, small_write_max 8"
 	   T="0 $SA ressd $FA 0 $FB 0 144 6 high_watermark 50 mover_batch 16 small_write_max 8"
 	   zero_at $FB 8 0 ;;
-	2) GEO="separate log, 16384 sectors, mover_batch 4160"
-	   T="0 $SA ressd $FA 0 $FB 0 16384 4 high_watermark 50 mover_batch 4160"
+	2) GEO="separate log, 16384 sectors, mover_batch 4160, data_csum 0"
+	   T="0 $SA ressd $FA 0 $FB 0 16384 6 high_watermark 50 mover_batch 4160 data_csum 0"
 	   zero_at $FB 8 0 ;;
 	3) olen=$(( (SA - shared_log) / 8 * 8 ))
 	   GEO="shared device, log of $shared_log sectors after $olen"

@@ -43,8 +43,8 @@ expect_ctr_error "0 $L ressd $A 0 /dev/nonexistent $LOGOFF $LOGSZ" "Error openin
 expect_ctr_error "$base 2x small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 1 small_write_max" "Optional arguments must be key value pairs"
 expect_ctr_error "$base 3 small_write_max 16 high_watermark" "Optional arguments must be key value pairs"
-expect_ctr_error "$base 16 a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8" "Invalid number of optional arguments"
-expect_ctr_error "$base 14 a 1 b 2 c 3 d 4 e 5 f 6 g 7" "Unknown optional argument"
+expect_ctr_error "$base 18 a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8 i 9" "Invalid number of optional arguments"
+expect_ctr_error "$base 16 a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8" "Unknown optional argument"
 expect_ctr_error "$base 4 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 4294967298 small_write_max 16" "Invalid number of optional arguments"
 expect_ctr_error "$base 2 foo 1" "Unknown optional argument"
@@ -79,6 +79,10 @@ expect_ctr_error "$base 4 mover_policy density dev_model 0:0:0:50000:31000:62000
 expect_ctr_error "$base 4 mover_policy fifo mover_policy density" "Duplicate optional argument"
 expect_ctr_error "$base 2 log_mode sometimes" "log_mode must be always, never or auto"
 expect_ctr_error "$base 2 log_mode auto" "log_mode auto needs a dev_model"
+expect_ctr_error "$base 2 data_csum 2" "data_csum must be 0 or 1"
+expect_ctr_error "$base 2 data_csum yes" "data_csum must be 0 or 1"
+expect_ctr_error "$base 2 data_csum -1" "data_csum must be 0 or 1"
+expect_ctr_error "$base 4 data_csum 0 data_csum 1" "Duplicate optional argument"
 
 note "good line, same device"
 dm_create r1 "$base"
@@ -125,6 +129,18 @@ dm_remove r4
 dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 DEV_MODEL None"
 [ "$(dmsetup table r4)" = "0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024" ] ||
 	fail "dev_model none: $(dmsetup table r4)"
+dm_remove r4
+
+note "data_csum: 0 in the table and round-trips, 1 (the default) left out"
+dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 data_csum 0"
+want="0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 10 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024 data_csum 0"
+[ "$(dmsetup table r4)" = "$want" ] || fail "table status '$(dmsetup table r4)', expected '$want'"
+dmsetup reload r4 --table "$(dmsetup table r4)" && dmsetup resume r4 || fail "reload with data_csum 0"
+[ "$(dmsetup table r4)" = "$want" ] || fail "data_csum changed after reload: $(dmsetup table r4)"
+dm_remove r4
+dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 data_csum 1"
+[ "$(dmsetup table r4)" = "0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024" ] ||
+	fail "data_csum 1: $(dmsetup table r4)"
 dm_remove r4
 
 note "optional keys are case-insensitive and in any order"

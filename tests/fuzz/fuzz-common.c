@@ -215,7 +215,15 @@ const char *fz_rec_expect(const u8 *blk, const struct ressd_log_geo *lg, u32 slo
 	for (i = 0; i < nd; i++) {
 		u64 b = fz_get64(blk, 64 + 12 * i);
 
-		if (b != U64_MAX && b >= lg->origin_blocks)
+		if (b == U64_MAX)
+			continue;
+		/* bit 62: ordered, no checksum (which must be zero) */
+		if (b >> 62 == 1) {
+			if (fz_get32(blk, 64 + 12 * i + 8))
+				return "ordered record entry with a checksum";
+			b -= 1ULL << 62;
+		}
+		if (b >= lg->origin_blocks)
 			return "record entry beyond the origin";
 	}
 	for (i = 0; i < ni; i++) {
@@ -304,6 +312,7 @@ struct fz_model {
 	u32 records;
 	u64 entries;
 	u64 bad_data;
+	u64 ordered;			/* entries taken without a checksum */
 	u64 invalidated;
 	const char *stop;		/* why the chain ends */
 	u32 reads;			/* slots replay reads when it succeeds */
@@ -424,10 +433,16 @@ static void fz_model_run(const struct fz_image *im, const struct ressd_log_geo *
 
 			if (block == U64_MAX)
 				continue;
-			m->reads++;
-			if (crc32c(fz_seed(lg->nonce), fz_slot(im, ds), RESSD_BLOCK_SIZE) != csum) {
-				m->bad_data++;
-				continue;
+			if (block >> 62 == 1) {
+				block -= 1ULL << 62;	/* ordered: taken unread */
+				m->ordered++;
+			} else {
+				m->reads++;
+				if (crc32c(fz_seed(lg->nonce), fz_slot(im, ds), RESSD_BLOCK_SIZE) !=
+				    csum) {
+					m->bad_data++;
+					continue;
+				}
 			}
 			fz_pair_remove(m, block, 1);
 			if (m->npairs >= FZ_MAX_SLOTS)
@@ -603,6 +618,8 @@ static void fz_check_model(struct fz_run *run, const struct fz_model *m, u32 n)
 	/* The same scans: from each start to its trailer, no slot more. */
 	fz_assert(run->reader.reads == m->reads, "%u reads, model %u", run->reader.reads,
 		  m->reads);
+	fz_assert(rp->ordered == m->ordered, "%llu ordered entries, model %llu", rp->ordered,
+		  m->ordered);
 	fz_assert(rp->last_epoch == m->last_epoch, "last epoch %llu, model %llu",
 		  rp->last_epoch, m->last_epoch);
 	fz_assert(rp->new_tail_slot == m->new_tail_slot && rp->new_tail_seq == m->new_tail_seq,
@@ -670,8 +687,9 @@ static void fz_fixup(const struct fz_image *im, const struct ressd_log_geo *lg)
 
 			nd = min_t(u32, nd, s);
 			for (i = 0; i < nd; i++)
-				fz_put32(h, 64 + 12 * i + 8, crc32c(fz_seed(lg->nonce),
-					 fz_slot(im, s - nd + i), RESSD_BLOCK_SIZE));
+				if (fz_get64(h, 64 + 12 * i) >> 62 != 1)	/* ordered: none */
+					fz_put32(h, 64 + 12 * i + 8, crc32c(fz_seed(lg->nonce),
+						 fz_slot(im, s - nd + i), RESSD_BLOCK_SIZE));
 		}
 		if (im->flags & (FZ_FIX_DATA | FZ_RESEAL_REC))
 			fz_put32(h, 8, fz_meta_csum(h, lg->nonce));

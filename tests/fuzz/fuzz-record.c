@@ -149,11 +149,19 @@ static void fr_record_roundtrip(const u8 *data, size_t size)
 	}
 	for (i = 0; i < r.nr_data; i++) {
 		u64 b = fr_take(&in, 8);
+		u32 csum = fr_take(&in, 4);
 
-		if (sane)
-			b = (b & 1) ? RESSD_DEAD_BLOCK : (b >> 1) % lg.origin_blocks;
+		if (sane && (b & 1)) {
+			b = RESSD_DEAD_BLOCK;
+		} else if (sane && (b & 2)) {
+			/* ordered (data_csum 0): no checksum */
+			b = ((b >> 2) % lg.origin_blocks) | RESSD_ENTRY_ORDERED;
+			csum = 0;
+		} else if (sane) {
+			b = (b >> 2) % lg.origin_blocks;
+		}
 		e[i].block = cpu_to_le64(b);
-		e[i].csum = cpu_to_le32(fr_take(&in, 4));
+		e[i].csum = cpu_to_le32(csum);
 	}
 	for (i = 0; i < r.nr_inval; i++) {
 		u64 b = fr_take(&in, 8);

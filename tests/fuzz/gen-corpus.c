@@ -36,6 +36,7 @@ struct gw {
 	u32 nrec;
 	u32 tail_rec;		/* oldest record not moved home */
 	bool no_room;		/* write without making room: a forged image */
+	bool ordered;		/* every other entry ordered (data_csum 0) */
 	struct {
 		u32 slot;	/* its start: the first data slot, or the trailer */
 		u32 trailer;
@@ -155,13 +156,18 @@ static void gw_record(struct gw *w, u32 nd, const u64 *blocks, u32 ni, const u64
 	for (i = 0; i < nd; i++) {
 		u8 *data = fz_slot(&w->im, w->head + i);
 
+		e[i].block = cpu_to_le64(blocks[i]);
 		if (blocks[i] == RESSD_DEAD_BLOCK) {
 			e[i].csum = 0;	/* its data is not written */
+		} else if (w->ordered && (int)i != torn && i % 2 == 0) {
+			/* written in a chunk before the trailer (data_csum 0) */
+			gw_fill(data, blocks[i], r.seq);
+			e[i].csum = 0;
+			e[i].block = cpu_to_le64(blocks[i] | RESSD_ENTRY_ORDERED);
 		} else {
 			gw_fill(data, blocks[i], r.seq);
 			e[i].csum = cpu_to_le32(ressd_csum(w->lg.nonce, data, RESSD_BLOCK_SIZE));
 		}
-		e[i].block = cpu_to_le64(blocks[i]);
 		if ((int)i == torn && blocks[i] != RESSD_DEAD_BLOCK)
 			data[3] ^= 0x10;	/* the write never reached the medium */
 	}
@@ -654,6 +660,25 @@ int main(int argc, char **argv)
 	for (i = 0; i < 30; i++)
 		gw_append_random(&w, 5, -1);
 	emit("wrapped", &w, NULL, 0);
+
+	/* The same with ordered entries (data_csum 0), some laps over. */
+	gw_init(&w, 24, 40, 6);
+	w.ordered = true;
+	for (i = 0; i < 40; i++)
+		gw_append_random(&w, 5, -1);
+	emit("wrapped-ordered", &w, NULL, 0);
+
+	/*
+	 * A torn record of ordered entries: the data written with the trailer
+	 * (checked) is torn, the chunk before it (ordered) is taken.
+	 */
+	gw_init(&w, 32, 64, 21);
+	w.ordered = true;
+	b[0] = 1, b[1] = 2;
+	gw_append(&w, 2, b, 0, NULL, NULL, -1);
+	b[0] = 2, b[1] = 3, b[2] = 4;
+	gw_append(&w, 3, b, 0, NULL, NULL, 1);
+	emit("torn-ordered", &w, "no record trailer", 1);
 
 	/* The mover moved records after the last superblock write. */
 	gw_init(&w, 32, 64, 7);

@@ -64,6 +64,7 @@ struct model_rec {
 	u32 inv_nr[2];
 	u64 block[MAX_DATA];	/* RESSD_DEAD_BLOCK for a dead entry */
 	bool torn[MAX_DATA];	/* data did not reach the medium */
+	bool ordered[MAX_DATA];	/* RESSD_ENTRY_ORDERED: no checksum */
 };
 
 struct log_model {
@@ -82,6 +83,7 @@ struct log_model {
 	u32 nr_rec;
 	struct model_rec rec[MAX_RECORDS];
 	bool no_dead;
+	bool ordered;		/* live entries ordered at random (data_csum 0) */
 	u32 keep_slot;		/* never write this slot: its entry is dead */
 	u32 pads;		/* padding records written */
 	u32 unwritten;		/* data slots left as they were (dead, torn) */
@@ -225,6 +227,12 @@ static bool model_write(struct log_model *m, u32 nd, bool pad, int torn)
 			m->unwritten++;
 		e[i].block = cpu_to_le64(b);
 		mr->block[i] = b;
+		/* Written in a chunk before the trailer: durable, no checksum. */
+		if (m->ordered && b != RESSD_DEAD_BLOCK && (int)i != torn && model_rand(m) % 2) {
+			e[i].block = cpu_to_le64(b | RESSD_ENTRY_ORDERED);
+			e[i].csum = 0;
+			mr->ordered[i] = true;
+		}
 	}
 	ressd_rec_encode(model_slot(m, r.slot), &m->lg, &r, e, inv);
 	mr->start = m->head;
@@ -463,6 +471,7 @@ struct rec_case {
 	u64 inv_block;
 	u32 inv_nr;
 	const char *why;
+	u32 csum;		/* of the single entry */
 };
 
 static const struct rec_case rec_cases[] = {
@@ -501,6 +510,20 @@ static const struct rec_case rec_cases[] = {
 	  "record sequence number out of range" },
 	{ "seq at the top", { U64_MAX, 1, 4, 7, 1, 1, 1 }, 0, 0, 1,
 	  "record sequence number out of range" },
+	{ "ordered entry", { 5, 1, 4, 7, 1, 1, 1 }, 99 | RESSD_ENTRY_ORDERED, 0, 1, NULL },
+	{ "ordered entry beyond origin", { 5, 1, 4, 7, 1, 1, 1 }, 100 | RESSD_ENTRY_ORDERED,
+	  0, 1, "record entry beyond the origin" },
+	{ "ordered entry with a checksum", { 5, 1, 4, 7, 1, 1, 1 }, 9 | RESSD_ENTRY_ORDERED,
+	  0, 1, "ordered record entry with a checksum", 0x1234 },
+	{ "checked entry with a checksum", { 5, 1, 4, 7, 1, 1, 1 }, 9, 0, 1, NULL, 0x1234 },
+	{ "an unknown high bit", { 5, 1, 4, 7, 1, 1, 1 }, 9 | (1ULL << 61), 0, 1,
+	  "record entry beyond the origin" },
+	{ "bit 63 alone", { 5, 1, 4, 7, 1, 1, 1 }, 9 | (1ULL << 63), 0, 1,
+	  "record entry beyond the origin" },
+	{ "bits 62 and 63, a checksum", { 5, 1, 4, 7, 1, 1, 1 }, 9 | (3ULL << 62), 0, 1,
+	  "record entry beyond the origin", 0x1234 },
+	{ "ordered, bit 48", { 5, 1, 4, 7, 1, 1, 1 }, 9 | RESSD_ENTRY_ORDERED | (1ULL << 48),
+	  0, 1, "record entry beyond the origin" },
 };
 
 static void rec_case_desc(const struct rec_case *c, char *desc)
@@ -514,7 +537,7 @@ static void ressd_format_test_decode_checks(struct kunit *test)
 {
 	const struct rec_case *c = test->param_value;
 	struct ressd_log_geo lg = { .nonce = 1, .nr_slots = 64, .origin_blocks = 100 };
-	struct ressd_disk_entry e = { cpu_to_le64(c->block), 0 };
+	struct ressd_disk_entry e = { cpu_to_le64(c->block), cpu_to_le32(c->csum) };
 	struct ressd_disk_inval inv = { cpu_to_le64(c->inv_block), cpu_to_le32(c->inv_nr) };
 	u8 *blk = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	struct ressd_trailer d;
@@ -940,6 +963,86 @@ static void ressd_format_test_torn_data(struct kunit *test)
 		ressd_index_exit(&run->idx);
 		model_exit(m);
 	}
+}
+
+/*
+ * Ordered entries (data_csum 0) are taken without reading their data: here
+ * the newest record's ordered blocks are overwritten after it was written,
+ * and replay still maps them, while its one torn entry with a checksum is
+ * dropped.  Every ordered entry of the records applied is counted.  Records
+ * without them (every other test) load as before.
+ */
+static void ressd_format_test_ordered(struct kunit *test)
+{
+	const struct replay_case *c = test->param_value;
+	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
+	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	u32 *map = kunit_kmalloc_array(test, c->origin_blocks, sizeof(u32), GFP_KERNEL);
+	struct model_rec *last;
+	u64 ordered = 0;
+	u32 from, i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	model_init(test, m, c->nr_slots, c->origin_blocks, c->seed, c->start_slot);
+	m->ordered = true;
+	m->no_dead = true;
+	while (m->nr_rec < c->records)
+		KUNIT_ASSERT_TRUE(test, model_append(m, -1));
+	KUNIT_ASSERT_TRUE(test, model_append_len(m, MAX_DATA, 0));
+	last = &m->rec[m->nr_rec - 1];
+	for (j = 0; j < last->nr_data; j++)
+		if (last->ordered[j])
+			memset(model_slot(m, last->start + j), 0xa5, RESSD_BLOCK_SIZE);
+	from = model_expect(m, m->nr_rec, map);
+	for (i = from; i < m->nr_rec; i++)
+		for (j = 0; j < m->rec[i].nr_data; j++)
+			ordered += m->rec[i].ordered[j];
+	KUNIT_EXPECT_GT(test, ordered, 0ULL);
+	replay_model(test, m, run);
+	KUNIT_EXPECT_EQ(test, run->ret, 0);
+	KUNIT_EXPECT_EQ(test, run->rp.bad_data, 1ULL);
+	KUNIT_EXPECT_EQ(test, run->rp.ordered, ordered);
+	KUNIT_EXPECT_EQ(test, run->rp.head, m->head);
+	KUNIT_EXPECT_EQ(test, compare_map(run, map, c->origin_blocks), 0U);
+	ressd_index_exit(&run->idx);
+	model_exit(m);
+}
+
+/*
+ * Marking a trailer's entries ordered: the ones asked for, never a dead one;
+ * the block is sealed again and decodes to the same record.
+ */
+static void ressd_format_test_mark_ordered(struct kunit *test)
+{
+	struct ressd_log_geo lg = { .nonce = 7, .nr_slots = 64, .origin_blocks = 100 };
+	struct ressd_disk_entry e[4] = {
+		{ cpu_to_le64(1), cpu_to_le32(11) }, { cpu_to_le64(RESSD_DEAD_BLOCK), 0 },
+		{ cpu_to_le64(3), cpu_to_le32(33) }, { cpu_to_le64(4), cpu_to_le32(44) },
+	};
+	struct ressd_trailer r = { .seq = 9, .epoch = 1, .tail_seq = 9, .slot = 20,
+				   .tail_slot = 16, .nr_data = 4 };
+	u8 *blk = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
+	const struct ressd_disk_rec *rec = (const void *)blk;
+	DECLARE_BITMAP(ordered, RESSD_REC_MAX_ITEMS);
+	struct ressd_trailer d;
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	bitmap_zero(ordered, RESSD_REC_MAX_ITEMS);
+	ressd_rec_encode(blk, &lg, &r, e, NULL);
+	KUNIT_EXPECT_EQ(test, ressd_rec_mark_ordered(blk, &lg, ordered), 0U);
+	KUNIT_EXPECT_NULL(test, ressd_rec_decode(blk, &lg, 20, &d));
+	bitmap_set(ordered, 0, 3);	/* entries 0, 1 (dead) and 2 */
+	KUNIT_EXPECT_EQ(test, ressd_rec_mark_ordered(blk, &lg, ordered), 2U);
+	KUNIT_EXPECT_NULL(test, ressd_rec_decode(blk, &lg, 20, &d));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(rec->entries[0].block), 1 | RESSD_ENTRY_ORDERED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rec->entries[0].csum), 0U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(rec->entries[1].block), RESSD_DEAD_BLOCK);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(rec->entries[2].block), 3 | RESSD_ENTRY_ORDERED);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(rec->entries[3].block), 4ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rec->entries[3].csum), 44U);
+	KUNIT_EXPECT_EQ(test, d.nr_data, 4U);
 }
 
 /*
@@ -1806,7 +1909,7 @@ static void ressd_sb_test_fields(struct kunit *test)
 	sb->reserved[3] = 1;
 	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Bad superblock checksum");
 
-	info.incompat = 1;
+	info.incompat = 2;	/* bit 0 is RESSD_FEATURE_INCOMPAT_ORDERED */
 	ressd_sb_encode(sb, 0, &info, &g, &t);
 	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &g), "Unknown incompatible feature");
 	info.incompat = 0;
@@ -1934,6 +2037,9 @@ static void ressd_sb_test_features(struct kunit *test)
 	info.compat = ~RESSD_FEATURE_COMPAT_SUPP;
 	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
 	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
+	info.incompat = RESSD_FEATURE_INCOMPAT_ORDERED;
+	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
+	KUNIT_EXPECT_NULL(test, ressd_sb_check(sb, 0, &sb_geo));
 	info.incompat = ~RESSD_FEATURE_INCOMPAT_SUPP;
 	ressd_sb_encode(sb, 0, &info, &sb_geo, &t);
 	KUNIT_EXPECT_STREQ(test, ressd_sb_check(sb, 0, &sb_geo), "Unknown incompatible feature");
@@ -1965,6 +2071,8 @@ static struct kunit_case ressd_format_test_cases[] = {
 	KUNIT_CASE_PARAM(ressd_format_test_every_prefix, replay_gen_params),
 	KUNIT_CASE_PARAM(ressd_format_test_idempotent, replay_gen_params),
 	KUNIT_CASE_PARAM(ressd_format_test_torn_data, replay_gen_params),
+	KUNIT_CASE_PARAM(ressd_format_test_ordered, replay_gen_params),
+	KUNIT_CASE(ressd_format_test_mark_ordered),
 	KUNIT_CASE_PARAM(ressd_format_test_bit_flips, replay_gen_params),
 	KUNIT_CASE(ressd_format_test_lost_trailer),
 	KUNIT_CASE(ressd_format_test_stale_trailer_in_range),

@@ -105,6 +105,12 @@ static const struct tunable_case tunable_cases[] = {
 	{ "LOG_MODE", "Auto", true, NULL },
 	{ "log_mode", "sometimes", false, "log_mode must be always, never or auto" },
 	{ "log_mode", "", false, "log_mode must be always, never or auto" },
+	{ "data_csum", "0", true, NULL },
+	{ "DATA_CSUM", "1", true, NULL },
+	{ "data_csum", "2", false, "data_csum must be 0 or 1" },
+	{ "data_csum", "", false, "data_csum must be 0 or 1" },
+	{ "data_csum", "+0", false, "data_csum must be 0 or 1" },
+	{ "data_csum", "4294967296", false, "data_csum must be 0 or 1" },
 	{ "nosuchkey", "1", false, "Unknown optional argument" },
 	{ "", "1", false, "Unknown optional argument" },
 };
@@ -149,6 +155,7 @@ static void ressd_args_test_defaults(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ressd_devmodel_set(&t.dev_model));
 	KUNIT_EXPECT_EQ(test, t.mover_policy, (unsigned int)RESSD_POLICY_FIFO);
 	KUNIT_EXPECT_EQ(test, t.log_mode, (unsigned int)RESSD_LOG_ALWAYS);
+	KUNIT_EXPECT_EQ(test, t.data_csum, 1U);
 }
 
 /* A model survives format and parse, field by field, in table order. */

@@ -342,7 +342,9 @@ static void mutations(void)
 		{ "version=2^32-1", 12, 4, 0xffffffff, P_NONE },
 		{ "compat=1", 40, 4, 1, P_NONE },
 		{ "ro_compat=1", 44, 4, 1, P_NONE },
-		{ "incompat=1", 48, 4, 1, P_NONE },
+		/* bit 0 is the ordered-entries feature: a log without any loads */
+		{ "incompat=1", 48, 4, 1, P_ALL },
+		{ "incompat=2", 48, 4, 2, P_NONE },
 		{ "incompat=2^31", 48, 4, 0x80000000u, P_NONE },
 		{ "block_size=512", 52, 4, 512, P_NONE },
 		{ "block_size=8192", 52, 4, 8192, P_NONE },

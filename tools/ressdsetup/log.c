@@ -254,7 +254,14 @@ const char *rec_decode(const void *blk, const struct log_geo *lg, u32 slot, stru
 
 		memcpy(&e, items + i * sizeof(e), sizeof(e));
 		b = le64_get(e.block);
-		if (b != RESSD_DEAD_BLOCK && b >= lg->origin_blocks)
+		if (b == RESSD_DEAD_BLOCK)
+			continue;
+		if (ressd_entry_ordered(b)) {
+			if (le32_get(e.csum))
+				return "ordered record entry with a checksum";
+			b &= ~RESSD_ENTRY_ORDERED;
+		}
+		if (b >= lg->origin_blocks)
 			return "record entry beyond the origin";
 	}
 	for (i = 0; i < r->nr_inval; i++) {
@@ -511,6 +518,13 @@ static int replay_apply(struct replay *rp, const u8 *hdr, const struct rec *r,
 		block = le64_get(e.block);
 		if (block == RESSD_DEAD_BLOCK)
 			continue;
+		/* Durable before its trailer was: nothing to check. */
+		if (ressd_entry_ordered(block)) {
+			map_insert(rp, block & ~RESSD_ENTRY_ORDERED, slot);
+			rp->entries++;
+			rp->ordered++;
+			continue;
+		}
 		err = logdev_read(rp->l, RESSD_SB_BLOCKS + (u64)slot, data);
 		if (err)
 			return err;
@@ -556,6 +570,7 @@ int replay_run(struct replay *rp)
 	rp->records = 0;
 	rp->entries = 0;
 	rp->bad_data = 0;
+	rp->ordered = 0;
 	rp->invalidated = 0;
 	rp->used = 0;
 	rp->stop = NULL;

@@ -148,6 +148,7 @@ struct replay {
 	u32 records;		/* records applied */
 	u64 entries;		/* entries applied */
 	u64 bad_data;		/* torn entries */
+	u64 ordered;		/* entries taken without a checksum */
 	u64 invalidated;	/* blocks unmapped by invalidations */
 	const char *stop;	/* why the chain ends */
 	/* out: more */

@@ -1652,6 +1652,9 @@ static void report_replay(struct ctx *c)
 	say(c, "log: %" PRIu64 " entries applied, %" PRIu64 " torn, %" PRIu64 " blocks invalidated, "
 	    "%" PRIu64 " blocks mapped, %u/%u slots used", rp->entries, rp->bad_data,
 	    rp->invalidated, rp->map.count, rp->used, c->lg.nr_slots);
+	if (rp->ordered)
+		say(c, "log: %" PRIu64 " of them ordered (no checksum: durable before their "
+		    "trailer, data_csum 0)", rp->ordered);
 	judge_stop(c);
 	shown = c->verbose ? rp->nr_torn : (rp->nr_torn < 10 ? rp->nr_torn : 10);
 	for (k = 0; k < shown; k++) {
@@ -1967,6 +1970,7 @@ static int cmd_dump(const struct opts *o)
 			json_u64(&j, "records", c.rp.records);
 			json_u64(&j, "entries", c.rp.entries);
 			json_u64(&j, "torn", c.rp.bad_data);
+			json_u64(&j, "ordered", c.rp.ordered);
 			json_u64(&j, "invalidated", c.rp.invalidated);
 			json_u64(&j, "mapped", c.rp.map.count);
 			json_u64(&j, "used", c.rp.used);

@@ -186,6 +186,14 @@ int table_parse(const char *line, struct ressd_table *t, char *err, size_t errle
 			snprintf(t->log_mode, sizeof(t->log_mode), "%s", tok[i + 1]);
 			continue;
 		}
+		if (!strcasecmp(tok[i], "data_csum")) {
+			if (strcmp(tok[i + 1], "0") && strcmp(tok[i + 1], "1")) {
+				snprintf(err, errlen, "bad data_csum '%s'", tok[i + 1]);
+				return -1;
+			}
+			t->no_data_csum = !strcmp(tok[i + 1], "0");
+			continue;
+		}
 		if (!strcasecmp(tok[i], "mover_policy")) {
 			if (strcasecmp(tok[i + 1], "fifo") && strcasecmp(tok[i + 1], "density")) {
 				snprintf(err, errlen, "bad mover_policy '%s'", tok[i + 1]);
@@ -336,6 +344,8 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 		fprintf(f, "device model:     %s\n", t->dev_model);
 	if (t && t->density)
 		fprintf(f, "mover policy:     density\n");
+	if (t && t->no_data_csum)
+		fprintf(f, "data checksums:   none for data written before its trailer (data_csum 0)\n");
 	if (st->has_log_mode && (st->passed_writes || (t && strcasecmp(t->log_mode, "always"))))
 		fprintf(f, "log mode:         %s%s; %" PRIu64 " small writes passed through, %"
 			PRIu64 " per mille of them a log would absorb\n",
@@ -440,6 +450,7 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 			json_null(&j, "dev_model");
 		json_str(&j, "mover_policy", t->density ? "density" : "fifo");
 		json_str(&j, "log_mode", t->log_mode);
+		json_u64(&j, "data_csum", !t->no_data_csum);
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);

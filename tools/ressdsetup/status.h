@@ -49,6 +49,7 @@ struct ressd_table {
 	char dev_model[128];	/* the dev_model key's value; "" without one */
 	bool density;		/* mover_policy density */
 	char log_mode[8];	/* always, never, auto */
+	bool no_data_csum;	/* data_csum 0: ordered entries */
 };
 
 /*
