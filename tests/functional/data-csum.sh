@@ -39,15 +39,8 @@ both_incompat() {
 	a=$(incompat 0) b=$(incompat 1)
 	[ "$a" = "$1" ] && [ "$b" = "$1" ] || fail "$2: incompat $a and $b, expected $1 in both copies"
 }
-put() {
-	make_block "$1" "$2" | dd of=/dev/mapper/dc bs=4k seek="$2" oflag=direct \
-		conv=notrunc status=none || fail "write of block $2"
-}
-expect() {
-	cmp -s <(make_block "$1" "$2") \
-		<(dd if=/dev/mapper/dc bs=4k skip="$2" count=1 iflag=direct status=none) ||
-		fail "$3: block $2 does not read back as '$1 $2'"
-}
+put() { block_put /dev/mapper/dc "$@" || fail "write of block $2"; }
+expect() { block_expect /dev/mapper/dc "$@"; }
 # recovered_ordered <what>: got = the ordered entries the last recovery
 # replayed (it names them only when there are some).
 recovered_ordered() {

@@ -41,16 +41,9 @@ trap cleanup EXIT
 inline() { status_field il 25; }
 redir() { status_field il 4; }
 # put <tag> <block>: one 4 KiB direct write of make_block's pattern.
-put() {
-	make_block "$1" "$2" | dd of=/dev/mapper/il bs=4k seek="$2" oflag=direct \
-		conv=notrunc status=none
-}
+put() { block_put /dev/mapper/il "$@"; }
 # expect <tag> <block> <what>: the block reads back as that pattern.
-expect() {
-	cmp -s <(make_block "$1" "$2") \
-		<(dd if=/dev/mapper/il bs=4k skip="$2" count=1 iflag=direct status=none) ||
-		fail "$3: block $2 does not read back as '$1 $2'"
-}
+expect() { block_expect /dev/mapper/il "$@"; }
 
 dm_create il_b "$(flakey_pass "$B" "$SB")"
 zero_at /dev/mapper/il_b 8 0

@@ -83,6 +83,16 @@ make_block() {	# <tag> <block> -> 4096 bytes on stdout
 	line=$(printf '%-63s\n' "$1 $2")
 	yes "$line" 2>/dev/null | head -c 4096
 }
+# block_put <dev> <tag> <block>: one 4 KiB direct write of make_block's pattern.
+block_put() {
+	make_block "$2" "$3" | dd of="$1" bs=4k seek="$3" oflag=direct conv=notrunc status=none
+}
+# block_expect <dev> <tag> <block> <what>: the block reads back as that pattern.
+block_expect() {
+	cmp -s <(make_block "$2" "$3") \
+		<(dd if="$1" bs=4k skip="$3" count=1 iflag=direct status=none) ||
+		fail "$4: block $3 does not read back as '$2 $3'"
+}
 
 # corrupt_build: the log mutator tests/tools/ressd-corrupt.c, into $MUT
 # (prebuilt when the guest has it, as writer_build's writer).
