@@ -180,6 +180,15 @@ const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 			     u32 slot, struct ressd_trailer *r);
 
 /*
+ * Is the trailer in @buf, read from @slot, the one of the record that starts
+ * at @start with @seq and an epoch in [@min_epoch, @max_epoch]?  NULL when
+ * it is (*@r filled), else why not.
+ */
+const char *ressd_rec_check(const void *buf, const struct ressd_log_geo *lg, u32 slot,
+			    u32 start, u64 seq, u64 min_epoch, u64 max_epoch,
+			    struct ressd_trailer *r);
+
+/*
  * Find the trailer of the record that starts at @start with @seq and an
  * epoch in [@min_epoch, @max_epoch]: the first slot from @start on (at most
  * RESSD_REC_MAX_ITEMS further, before the end of the log) that holds one.
@@ -223,6 +232,8 @@ struct ressd_replay {
 	void *trailer;		/* two 4 KiB scratch buffers (trailer, data) */
 	void *data;
 	struct ressd_index *idx;
+	unsigned long *trailers;	/* or NULL: the trailer slot of each */
+					/*   record applied is set in it */
 	/* out */
 	u32 head;		/* where the next record goes */
 	u64 next_seq;

@@ -359,6 +359,22 @@ const char *ressd_rec_decode(const void *blk, const struct ressd_log_geo *lg,
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_rec_decode);
 
+const char *ressd_rec_check(const void *buf, const struct ressd_log_geo *lg, u32 slot,
+			    u32 start, u64 seq, u64 min_epoch, u64 max_epoch,
+			    struct ressd_trailer *r)
+{
+	const char *w = ressd_rec_decode(buf, lg, slot, r);
+
+	if (!w && r->seq != seq)
+		w = "sequence break";
+	if (!w && ressd_rec_start(r) != start)
+		w = "record does not start where the chain goes on";
+	if (!w && (r->epoch < min_epoch || r->epoch > max_epoch))
+		w = "epoch out of order";
+	return w;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_rec_check);
+
 int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
 		   const struct ressd_log_geo *lg, u32 start, u64 seq,
 		   u64 min_epoch, u64 max_epoch, void *buf, struct ressd_trailer *r,
@@ -382,13 +398,7 @@ int ressd_rec_find(int (*read)(void *ctx, u32 slot, void *buf), void *ctx,
 		/* Data blocks: skipped without a word. */
 		if (le64_to_cpu(((struct ressd_disk_rec *)buf)->magic) != RESSD_REC_MAGIC)
 			continue;
-		w = ressd_rec_decode(buf, lg, u, r);
-		if (!w && r->seq != seq)
-			w = "sequence break";
-		if (!w && ressd_rec_start(r) != start)
-			w = "record does not start where the chain goes on";
-		if (!w && (r->epoch < min_epoch || r->epoch > max_epoch))
-			w = "epoch out of order";
+		w = ressd_rec_check(buf, lg, u, start, seq, min_epoch, max_epoch, r);
 		if (!w)
 			return 0;
 		if (!miss)
@@ -570,6 +580,8 @@ int ressd_replay(struct ressd_replay *rp, const char **error)
 			ret = ressd_replay_apply(rp, &r);
 			if (ret)
 				goto read_error;
+			if (rp->trailers)
+				__set_bit(r.slot, rp->trailers);
 			rp->records++;
 			rp->used += 1 + r.nr_data;
 		}

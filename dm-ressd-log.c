@@ -73,6 +73,7 @@
  * rcu_read_lock(), which the destructor waits for.
  */
 #include <linux/bio.h>
+#include <linux/bitmap.h>
 #include <linux/blk-cgroup.h>
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
@@ -132,8 +133,17 @@ void ressd_log_exit(struct ressd_c *rc)
 		__free_page(r->trailer);
 		kfree(r);
 	}
+	kvfree(rc->log.trailers);
+	rc->log.trailers = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_log_exit);
+
+int ressd_log_init_trailers(struct ressd_c *rc, u32 nr_slots)
+{
+	rc->log.trailers = kvcalloc(BITS_TO_LONGS(nr_slots), sizeof(long), GFP_KERNEL);
+	return rc->log.trailers ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_init_trailers);
 
 /* Data blocks one record may take: a mover_batch, trailer included. */
 static u32 __ressd_max_data(struct ressd_c *rc)
@@ -326,11 +336,33 @@ static bool __ressd_rec_fits(struct ressd_record *r, u32 nr)
 	       r->nr_data + nr + r->nr_inval <= RESSD_REC_MAX_ITEMS;
 }
 
-/* Entries for @bio: blocks @block.. , or @blocks[] when not NULL. */
+/*
+ * May map() write the record @bio closes, instead of the worker?  When the
+ * log is idle (the record is the next log write), @bio is the record's only
+ * data not written yet (the bio map() has at hand holds it and the
+ * trailer), writing it cannot sleep (no origin flush first: see
+ * ressd_rec_origin_durable()), and a plug cannot hold it (as for
+ * __ressd_log_direct()).  (rc->lock held)
+ */
+static bool __ressd_log_record_direct_ok(struct ressd_c *rc, struct ressd_record *r,
+					 struct bio *bio)
+{
+	return __ressd_log_submitter_may_write(rc) &&
+	       (!current->plug || (bio->bi_opf & (REQ_SYNC | REQ_IDLE)) == (REQ_SYNC | REQ_IDLE)) &&
+	       r->bios.head == bio && r->bios.tail == bio &&
+	       (!r->nr_inval || r->inval_gen <= rc->log.origin_flushed_gen ||
+		rc->origin->bdev == rc->log_dev->bdev);
+}
+
+/*
+ * Entries for @bio: blocks @block.. , or @blocks[] when not NULL.  @rec: as
+ * for __ressd_log_reserve_direct(), or NULL.
+ */
 static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
-			    const u64 *blocks, u32 nr)
+			    const u64 *blocks, u32 nr, struct ressd_record **rec)
 {
 	struct ressd_record *r = rc->log.open;
+	blk_opf_t flags = 0;
 	u32 first, i;
 
 	lockdep_assert_held(&rc->lock);
@@ -388,17 +420,50 @@ static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
 	 * that still carries it is treated as FUA.
 	 */
 	if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH))
-		__ressd_log_seal(rc, REQ_FUA);
-	else if (!__ressd_rec_fits(r, 1))
-		__ressd_log_seal(rc, 0);
+		flags = REQ_FUA;
+	else if (__ressd_rec_fits(r, 1))
+		return first;
+	if (rec && __ressd_log_record_direct_ok(rc, r, bio)) {
+		*rec = __ressd_log_close(rc, flags);
+		rc->log.inflight = *rec;
+	} else {
+		__ressd_log_seal(rc, flags);
+	}
 	return first;
 }
 
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr)
 {
-	return __ressd_log_take(rc, bio, block, NULL, nr);
+	return __ressd_log_take(rc, bio, block, NULL, nr, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
+
+/*
+ * A record that a small write closes is otherwise written by the worker: a
+ * hop that the write, and every write behind it, waits for.  Its writer
+ * needs a bio for it, which it allocates without sleeping before it takes
+ * rc->lock, so only when the write may close the record.
+ */
+u32 __ressd_log_reserve_direct(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr,
+			       struct ressd_record **rec)
+{
+	*rec = NULL;
+	return __ressd_log_take(rc, bio, block, NULL, nr, rec);
+}
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve_direct);
+
+bool ressd_log_may_close(struct ressd_c *rc, struct bio *bio, u32 nr)
+{
+	/* Record buffers are never freed while the target lives. */
+	struct ressd_record *r = READ_ONCE(rc->log.open);
+
+	if (bio_sectors(bio) > READ_ONCE(rc->tunables.small_write_max))
+		return false;
+	if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH))
+		return true;
+	return !r || READ_ONCE(r->nr_data) + READ_ONCE(r->nr_inval) + nr + 1 >
+		     min_t(u32, READ_ONCE(r->cap), RESSD_REC_MAX_ITEMS);
+}
 
 /*
  * Copies forward (the mover's density-first cleaning): entries like a
@@ -415,7 +480,7 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve);
 u32 __ressd_log_reserve_copies(struct ressd_c *rc, struct bio *carrier, const u64 *blocks,
 			       u32 nr)
 {
-	return __ressd_log_take(rc, carrier, 0, blocks, nr);
+	return __ressd_log_take(rc, carrier, 0, blocks, nr, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_reserve_copies);
 
@@ -538,6 +603,7 @@ void __ressd_origin_flushed(struct ressd_c *rc, u64 gen)
 	if (gen > rc->log.origin_flushed_gen)
 		rc->log.origin_flushed_gen = gen;
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_origin_flushed);
 
 /* Flush the origin; the invalidations recorded so far are then covered. */
 int ressd_origin_flush(struct ressd_c *rc)
@@ -608,7 +674,9 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
  */
 static void ressd_log_wake(struct ressd_c *rc, bool kick)
 {
-	wake_up_all(&rc->wait);
+	/* Rarely anyone (a drain, a message): not the queue's lock each write. */
+	if (wq_has_sleeper(&rc->wait))
+		wake_up_all(&rc->wait);
 	if (kick)
 		ressd_kick(rc);
 	/*
@@ -692,6 +760,7 @@ static void ressd_record_done(struct ressd_record *r)
 	if (!status) {
 		if (!r->padding)
 			__ressd_rec_index(rc, r, r->nr_sub, r->nr_data);
+		set_bit(r->slot, rc->log.trailers);
 		if ((r->flags & (REQ_PREFLUSH | REQ_FUA)) == (REQ_PREFLUSH | REQ_FUA))
 			rc->log.dirty = false;
 		else if (!(r->flags & REQ_FUA))
@@ -1183,11 +1252,13 @@ struct ressd_record *__ressd_log_flush_direct(struct ressd_c *rc, struct bio *bi
 EXPORT_SYMBOL_IF_KUNIT(__ressd_log_flush_direct);
 
 /*
- * Write the record __ressd_log_flush_direct() took: its trailer alone, in
- * @spare, a bio of one vector that map() allocated without sleeping (no lock
- * held; never sleeps: a shared device needs no origin flush).
+ * Write the record that __ressd_log_flush_direct() or
+ * __ressd_log_reserve_direct() took, in @spare, a bio that map() allocated
+ * without sleeping with a vector for each page of the data still pending
+ * and one for the trailer (no lock held; never sleeps: they took it only
+ * when no origin flush must come first).
  */
-void ressd_log_flush_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare)
+void ressd_log_record_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare)
 {
 	ressd_record_submit(rc, r, spare);
 }
@@ -1364,6 +1435,7 @@ u64 __ressd_log_inval_gen(struct ressd_c *rc)
 	lockdep_assert_held(&rc->lock);
 	return rc->log.inval_gen;
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_inval_gen);
 
 bool ressd_log_invals_durable(struct ressd_c *rc)
 {
@@ -1496,12 +1568,28 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 	wait_event(rc->wait, ressd_phase_idle(&rc->log.readers, old));
 
 	spin_lock_irq(&rc->lock);
+	/* Forget the region's trailers: @nr slots from the tail, maybe wrapping. */
+	if (rc->log.tail_slot + nr <= rc->lg.nr_slots) {
+		bitmap_clear(rc->log.trailers, rc->log.tail_slot, nr);
+	} else {
+		bitmap_clear(rc->log.trailers, rc->log.tail_slot,
+			     rc->lg.nr_slots - rc->log.tail_slot);
+		bitmap_clear(rc->log.trailers, 0, nr - (rc->lg.nr_slots - rc->log.tail_slot));
+	}
 	rc->log.tail_slot = slot;
 	rc->log.tail_seq = seq;
 	rc->log.tail_epoch = epoch;
 	WRITE_ONCE(rc->log.used, rc->log.used - nr);
 	spin_unlock_irq(&rc->lock);
 	ressd_kick(rc);
+}
+
+u32 ressd_log_trailer_at(struct ressd_c *rc, u32 start)
+{
+	u32 end = min_t(u64, (u64)start + RESSD_REC_MAX_ITEMS + 1, rc->lg.nr_slots);
+	u32 t = (u32)find_next_bit(rc->log.trailers, end, start);
+
+	return t < end ? t : RESSD_NO_SLOT;
 }
 
 void __ressd_log_wake_mover_at(struct ressd_c *rc, u32 used)

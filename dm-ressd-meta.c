@@ -307,15 +307,15 @@ void ressd_ra_free(struct ressd_readahead *ra)
 	kfree(ra);
 }
 
-int ressd_ra_read(void *ctx, u32 slot, void *buf)
+/* Read @slot through @ra, the window @n slots from it on when it is not held. */
+static int ressd_ra_fetch(struct ressd_readahead *ra, u32 slot, u32 n, void *buf)
 {
-	struct ressd_readahead *ra = ctx;
 	struct ressd_c *rc = ra->rc;
 
 	if (slot >= rc->lg.nr_slots)
 		return -EINVAL;
 	if (slot < ra->start || slot - ra->start >= ra->nr) {
-		u32 i, n = min_t(u32, RESSD_RA_SLOTS, rc->lg.nr_slots - slot);
+		u32 i;
 		struct bio bio;
 		int r;
 
@@ -333,6 +333,19 @@ int ressd_ra_read(void *ctx, u32 slot, void *buf)
 	}
 	memcpy(buf, page_address(ra->pages[slot - ra->start]), RESSD_BLOCK_SIZE);
 	return 0;
+}
+
+int ressd_ra_read(void *ctx, u32 slot, void *buf)
+{
+	struct ressd_readahead *ra = ctx;
+
+	return ressd_ra_fetch(ra, slot, min_t(u32, RESSD_RA_SLOTS, ra->rc->lg.nr_slots - slot),
+			      buf);
+}
+
+int ressd_ra_read_one(struct ressd_readahead *ra, u32 slot, void *buf)
+{
+	return ressd_ra_fetch(ra, slot, 1, buf);
 }
 
 /*
@@ -391,6 +404,7 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 		goto out;
 	/* A resume retried after a failed recovery: replay into an empty index. */
 	ressd_index_reset(&rc->index);
+	bitmap_zero(rc->log.trailers, rc->lg.nr_slots);
 	/* The superblock may have moved on since the constructor read it. */
 	r = ressd_meta_load(rc, false, &err);
 	if (r)
@@ -410,6 +424,7 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	rp.trailer = page_address(trailer);
 	rp.data = page_address(data);
 	rp.idx = &rc->index;
+	rp.trailers = rc->log.trailers;
 	r = ressd_replay(&rp, &err);
 	if (r)
 		goto out;

@@ -162,10 +162,11 @@ u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
 EXPORT_SYMBOL_IF_KUNIT(ressd_mover_next_run);
 
 /*
- * How a round reads the log.  With a device model, a step's moves are read
- * in slot order, and a gap of up to @gap slots between two of them is read
- * through into @scratch rather than cut (ressd_read_run()): scattered
- * slots, as a dense unit's are, cost a request each otherwise.
+ * How a round reads the log.  A step's moves are read in slot order
+ * (@sorted, unless its buffers could not be had), neighbouring slots in one
+ * bio, and with a device model a gap of up to @gap slots between two of them
+ * is read through into @scratch rather than cut (ressd_read_run()):
+ * scattered slots, as a dense unit's are, cost a request each otherwise.
  */
 struct ressd_log_reader {
 	bool sorted;
@@ -701,14 +702,15 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 			return -ENOMEM;
 	}
 	ressd_round_fill_pages(rc, r);
-	/* Reads in slot order with gaps read through, when there is a model. */
-	if (ressd_devmodel_set(&r->dm)) {
-		r->rd.gap = ressd_read_gap(&r->dm);
-		r->rd.scratch = alloc_page(GFP_KERNEL);
-		r->rd.ref = kvmalloc_array(max3(r->batch, r->unit_pages, r->fill_cap),
-					   sizeof(*r->rd.ref), GFP_KERNEL);
-		r->rd.sorted = r->rd.scratch && r->rd.ref;
-	}
+	/*
+	 * Reads in slot order, neighbouring slots in one bio (in block order
+	 * they seldom are neighbours), and with a model gaps read through.
+	 */
+	r->rd.gap = ressd_devmodel_set(&r->dm) ? ressd_read_gap(&r->dm) : 0;
+	r->rd.scratch = alloc_page(GFP_KERNEL);
+	r->rd.ref = kvmalloc_array(max3(r->batch, r->unit_pages, r->fill_cap),
+				   sizeof(*r->rd.ref), GFP_KERNEL);
+	r->rd.sorted = r->rd.scratch && r->rd.ref;
 	return 0;
 }
 
@@ -737,30 +739,55 @@ static void ressd_round_exit(struct ressd_round *r)
 	ressd_ra_free(r->ra);
 }
 
+/*
+ * The trailer of the record r->end_seq, which starts at r->end_slot: read
+ * where the writer's map says it is, else looked for slot by slot as replay
+ * does.  The chain's epochs are checked as replay checks them: a stale
+ * trailer (of a record cut off by an earlier crash) is never taken.
+ */
+static int ressd_round_trailer(struct ressd_c *rc, struct ressd_round *r,
+			       struct ressd_trailer *rec)
+{
+	u32 t = ressd_log_trailer_at(rc, r->end_slot);
+	void *buf = page_address(r->trailer);
+	const char *why;
+	int err;
+
+	if (t != RESSD_NO_SLOT) {
+		err = ressd_ra_read_one(r->ra, t, buf);
+		if (err)
+			return err;
+		if (!ressd_rec_check(buf, &rc->lg, t, r->end_slot, r->end_seq,
+				     r->chain_epoch, r->max_epoch, rec))
+			return 0;
+	}
+	err = ressd_rec_find(ressd_ra_read, r->ra, &rc->lg, r->end_slot, r->end_seq,
+			     r->chain_epoch, r->max_epoch, buf, rec, &why);
+	if (err < 0)
+		return err;
+	if (err) {
+		DMERR("record %llu at slot %u: %s (tail %u/%llu, used %u)",
+		      r->end_seq, r->end_slot, why, r->tail_slot, r->tail_seq,
+		      ressd_log_used(rc));
+		return -EIO;
+	}
+	/* The map missed a record the log holds: the writer's bug. */
+	WARN_ONCE(1, "dm-ressd: no trailer mark for record %llu at slot %u (mark %u, found %u)",
+		  r->end_seq, r->end_slot, t, rec->slot);
+	return 0;
+}
+
 /* 1. Plan: the oldest records, their live blocks, in block order. */
 static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 {
 	struct ressd_trailer rec;
-	const char *why;
 	int err;
 	u32 i;
 
 	while (r->region < r->want) {
-		/*
-		 * The chain's epochs, as replay checks them: a stale trailer
-		 * (of a record cut off by an earlier crash) is never taken.
-		 */
-		err = ressd_rec_find(ressd_ra_read, r->ra, &rc->lg, r->end_slot, r->end_seq,
-				     r->chain_epoch, r->max_epoch, page_address(r->trailer),
-				     &rec, &why);
-		if (err < 0)
+		err = ressd_round_trailer(rc, r, &rec);
+		if (err)
 			return err;
-		if (err) {
-			DMERR("record %llu at slot %u: %s (tail %u/%llu, used %u)",
-			      r->end_seq, r->end_slot, why, r->tail_slot, r->tail_seq,
-			      ressd_log_used(rc));
-			return -EIO;
-		}
 		if (r->region && r->region + 1 + rec.nr_data > r->want)
 			break;
 		spin_lock_irq(&rc->index.lock);

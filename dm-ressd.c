@@ -548,12 +548,16 @@ enum ressd_map_op {
 
 /*
  * A small random write: into the open record, or deferred when no record
- * buffer is free; RESSD_MAP_HOME when the log is full.  (rc->lock held)
+ * buffer is free; RESSD_MAP_HOME when the log is full.  With @spare, a bio
+ * for the log write, *@rec is the record the write closed when map() is to
+ * write it (__ressd_log_reserve_direct()).  (rc->lock held)
  */
 static enum ressd_map_op __ressd_map_small(struct ressd_c *rc, struct bio *bio,
-					   struct ressd_io *io, u64 block, u64 nr)
+					   struct ressd_io *io, u64 block, u64 nr,
+					   struct bio *spare, struct ressd_record **rec)
 {
-	u32 slot = __ressd_log_reserve(rc, bio, block, nr);
+	u32 slot = spare ? __ressd_log_reserve_direct(rc, bio, block, nr, rec)
+			 : __ressd_log_reserve(rc, bio, block, nr);
 
 	if (slot == RESSD_DEFER_SLOT)
 		return RESSD_MAP_DEFER;
@@ -656,9 +660,19 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	const blk_opf_t opf = bio->bi_opf;
 	bool fua = opf & (REQ_FUA | REQ_PREFLUSH);
 	enum ressd_map_op op = RESSD_MAP_HOME;
+	struct ressd_record *rec = NULL;
+	struct bio *spare = NULL;
 	bool direct = false;
 	unsigned long flags;
 
+	/* A bio for the record this write may close: its pages and the trailer. */
+	if (!discard && ressd_log_may_close(rc, bio, nr)) {
+		unsigned short segs = bio_segments(bio);
+
+		if (segs < BIO_MAX_VECS)
+			spare = bio_alloc_bioset(rc->log_dev->bdev, segs + 1, REQ_OP_WRITE,
+						 GFP_NOWAIT, &rc->bs);
+	}
 	spin_lock_irqsave(&rc->lock, flags);
 	if (rc->mode != RESSD_MODE_RW) {
 		op = RESSD_MAP_KILL;
@@ -668,7 +682,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 		if (__ressd_log_mode_pass(rc, block, nr))
 			atomic64_inc(&rc->passed_writes);
 		else
-			op = __ressd_map_small(rc, bio, io, block, nr);
+			op = __ressd_map_small(rc, bio, io, block, nr, spare, &rec);
 		/* The log is idle: no need to wait for the worker. */
 		if (op == RESSD_MAP_LOGGED && !fua && __ressd_log_direct(rc, bio)) {
 			io->kind = RESSD_IO_LOG_DIRECT;
@@ -680,12 +694,19 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 	if (op == RESSD_MAP_DEFER)
 		ressd_defer(rc, bio);
 	spin_unlock_irqrestore(&rc->lock, flags);
+	if (spare && !rec)
+		bio_put(spare);
 
 	switch (op) {
 	case RESSD_MAP_LOGGED:
 		/* The log write counts its own bytes (ressd_lw_add()). */
 		atomic64_inc(&rc->redirected_writes);
 		atomic64_add(bytes, &rc->user_write_bytes);
+		if (rec) {
+			atomic64_inc(&rc->submitter_log_writes);
+			ressd_log_record_submit(rc, rec, spare);
+			return DM_MAPIO_SUBMITTED;
+		}
 		if (direct) {
 			atomic64_inc(&rc->inline_log_writes);
 			ressd_log_direct_submit(rc, bio);
@@ -823,7 +844,7 @@ static int ressd_map_bio(struct ressd_c *rc, struct bio *bio)
 		spin_unlock_irqrestore(&rc->lock, flags);
 		if (r) {
 			atomic64_inc(&rc->submitter_log_writes);
-			ressd_log_flush_submit(rc, r, spare);
+			ressd_log_record_submit(rc, r, spare);
 			return DM_MAPIO_SUBMITTED;
 		}
 		if (spare)
@@ -1527,6 +1548,8 @@ static int ressd_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	/* Buckets over the target's blocks (a partial last block counts). */
 	r = ressd_index_init(&rc->index, ressd_nr_slots(g->log_sectors),
 			     ressd_block_of(ti->len + RESSD_SECTORS_PER_BLOCK - 1));
+	if (!r)
+		r = ressd_log_init_trailers(rc, ressd_nr_slots(g->log_sectors));
 	if (r) {
 		ti->error = "Cannot allocate the index";
 		goto bad;
@@ -1591,7 +1614,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 5, 0},
+	.version = {0, 5, 1},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

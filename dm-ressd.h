@@ -237,6 +237,13 @@ struct ressd_log {
 	 * be written without crc32c (data_csum 0; dm-ressd-meta.c sets it)
 	 */
 	bool ordered_ok;
+	/*
+	 * A bit per slot, set for the trailer of each written record between
+	 * the tail and head (recovery sets those it replays): the mover reads
+	 * a record's trailer at once instead of looking for it.  Changed under
+	 * rc->lock; the mover reads its region's bits without it.
+	 */
+	unsigned long *trailers;
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
 	struct ressd_record *inflight;	/* record or chunk being written, or NULL */
@@ -446,6 +453,8 @@ struct crypto_shash *ressd_csum_get(const char *name, u8 *buf);
  */
 int ressd_log_init(struct ressd_c *rc);
 void ressd_log_exit(struct ressd_c *rc);
+/* The trailer map of a log of @nr_slots slots (may sleep). */
+int ressd_log_init_trailers(struct ressd_c *rc, u32 nr_slots);
 /* The destructor: no seal timer runs after this (may sleep). */
 void ressd_log_stop_timer(struct ressd_c *rc);
 
@@ -473,6 +482,19 @@ void ressd_log_start(struct ressd_c *rc, const struct ressd_log_start *st);
  */
 #define RESSD_DEFER_SLOT	(U32_MAX - 1)
 u32 __ressd_log_reserve(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr);
+/*
+ * The same, from map() with a bio for the log write at hand: when @bio
+ * closes its record (full, or FUA) and the log is idle, that record is
+ * written from map() and *@rec says which (else NULL): the caller writes it
+ * with ressd_log_record_submit() once rc->lock is dropped.
+ */
+u32 __ressd_log_reserve_direct(struct ressd_c *rc, struct bio *bio, u64 block, u32 nr,
+			       struct ressd_record **rec);
+/*
+ * Might a small write of @nr blocks close the open record?  A lockless
+ * hint: whether map() should have a bio at hand for the record.
+ */
+bool ressd_log_may_close(struct ressd_c *rc, struct bio *bio, u32 nr);
 /*
  * The same for the mover's copies forward: @nr entries for @blocks, their
  * data in the pages of @carrier, a bio that is never submitted and
@@ -535,7 +557,8 @@ bool __ressd_log_invals_durable(struct ressd_c *rc);
 bool __ressd_log_needs_flush(struct ressd_c *rc);
 /* An empty flush's record, sealed and written from map() (never sleeps). */
 struct ressd_record *__ressd_log_flush_direct(struct ressd_c *rc, struct bio *bio);
-void ressd_log_flush_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare);
+/* Write a record map() took, @spare its first bio (no lock held; never sleeps). */
+void ressd_log_record_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare);
 /* The end of a plug: the chunk its task writes (may sleep; no lock held). */
 struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc);
 void ressd_log_chunk_submit(struct ressd_c *rc, struct ressd_record *r);
@@ -606,6 +629,14 @@ u64 __ressd_log_checkpoint_epoch(struct ressd_c *rc, u64 seq, u64 chain_epoch);
 void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 		       u32 nr);
 /*
+ * The trailer of the written record that starts at @start, as the writer
+ * (or recovery) left it in rc->log.trailers: the first marked slot from
+ * @start on, at most RESSD_REC_MAX_ITEMS further; RESSD_NO_SLOT when none.
+ * A hint: the caller checks what it reads there.  No lock; @start must be
+ * in the mover's region.
+ */
+u32 ressd_log_trailer_at(struct ressd_c *rc, u32 start);
+/*
  * Wake rc->log.mover_wait at each log write that leaves @used or more
  * slots in use (rc->lock held; U32_MAX: never).
  */
@@ -667,6 +698,8 @@ struct ressd_readahead;
 struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
 void ressd_ra_free(struct ressd_readahead *ra);
 int ressd_ra_read(void *ra, u32 slot, void *buf);
+/* One slot: the window becomes that slot alone when it is not held. */
+int ressd_ra_read_one(struct ressd_readahead *ra, u32 slot, void *buf);
 
 /* The first sector of log slot @slot on the log device. */
 static inline sector_t ressd_slot_sector(struct ressd_c *rc, u32 slot)

@@ -31,13 +31,16 @@
 # fastest crc32c driver at load; a driver's name, e.g. crc32c-intel: the
 # module parameter csum_driver), CPU_SQLITE_TXNS (300 commits a
 # run; 0: no sqlite3 runs), CPU_RESSD_ARGS (unset; more of dm-ressd's table,
-# e.g. "2 log_mode never"), CPU_RESULTS (results/cpu).
+# e.g. "2 log_mode never"), CPU_RESULTS (results/cpu), RESSD_GUEST_APPEND
+# (unset; words added to the guest kernel's command line, e.g.
+# "clocksource=tsc tsc=reliable": under TCG the HPET, the guest's clock
+# otherwise, costs microseconds a read; shown in cpu.md).
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case ${1:-} in
--h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,37p' "$0"; exit 0 ;;
 "") ;;
 *) ressd_die "unknown argument $1 (see --help)" ;;
 esac
@@ -82,7 +85,7 @@ if git -C "$RESSD_TOP" status --porcelain 2>/dev/null | grep -qv '^??'; then
 fi
 "$py" "$RESSD_TOP/tools/ressd-cpu-report.py" "$out/guest" "$res" \
 	"date=$(date -u +%Y-%m-%dT%H:%MZ)" "commit=$commit$dirty" \
-	"guest=Debian kernel $RESSD_KVER under QEMU $([ "${RESSD_KVM:-0}" = 1 ] && echo KVM || echo TCG), 2 vCPUs, ${RESSD_GUEST_MEM:-2G}" \
+	"guest=Debian kernel $RESSD_KVER under QEMU $([ "${RESSD_KVM:-0}" = 1 ] && echo KVM || echo TCG), 2 vCPUs, ${RESSD_GUEST_MEM:-2G}${RESSD_GUEST_APPEND:+, kernel command line + $RESSD_GUEST_APPEND}" \
 	"host_cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo) x $(nproc)" \
 	"guest_seconds=$gsecs" "host_loadavg=before $load0, after $load1" \
 	"module_sources_sha256=$(cd "$RESSD_BDIR" && find . -name '*.[ch]' | sort | xargs cat | sha256sum | cut -c1-16)" ||

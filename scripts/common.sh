@@ -402,6 +402,7 @@ ressd_boot_vm() {
 	PATH=$RESSD_VENV/bin:$PATH timeout -k 30 "${RESSD_GUEST_TIMEOUT:-3600}" \
 		"$RESSD_VENV/bin/vng" --run "/boot/vmlinuz-$kver" "${kvm[@]}" \
 		--memory "${RESSD_GUEST_MEM:-2G}" --cpus 2 --rwdir "$rw" \
+		${RESSD_GUEST_APPEND:+--append "$RESSD_GUEST_APPEND"} \
 		--qemu-opts="$drives" --exec "$cmd" </dev/null >"$log" 2>&1
 	rc=$?
 	ressd_vm_unlock

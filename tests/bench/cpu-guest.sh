@@ -280,6 +280,9 @@ perf_run() {
 		echo "# call chains of the symbols above 2 %"
 		perf report -i "$data" --no-children --sort sym --stdio -g callee,2 --max-stack 10 --percent-limit 2 2>/dev/null |
 			grep -v '^$' | grep -v native_safe_halt
+		echo "# self time by task and symbol (above 0.3 %)"
+		perf report -i "$data" --no-children --sort comm,sym --stdio -g none --percent-limit 0.3 2>/dev/null |
+			grep -v '^$'
 		echo "# callers of dm-ressd's symbols (children)"
 		perf report -i "$data" --children --sort sym --stdio -g none --percent-limit 1 2>/dev/null |
 			grep -E 'ressd|^#' | grep -v '^$'

@@ -62,6 +62,7 @@ static struct t_alloc *t_setup(struct kunit *test, u32 nr_slots, u32 mover_batch
 	rc->recovered = true;
 	rc->log.next_seq = 1;
 	KUNIT_ASSERT_EQ(test, ressd_log_init(rc), 0);
+	KUNIT_ASSERT_EQ(test, ressd_log_init_trailers(rc, nr_slots), 0);
 	t->rc = rc;
 	return t;
 }
@@ -779,6 +780,148 @@ static void ressd_log_test_inline_plug(struct kunit *test)
 	t_teardown(t);
 }
 
+/*
+ * A 1024-slot index, and two devices told apart by address, dev[0] the
+ * origin's and the log's (a shared device), dev[1] for a log of its own.
+ */
+static struct dm_dev *t_shared_log(struct kunit *test, struct ressd_c *rc)
+{
+	struct dm_dev *dev = kunit_kzalloc(test, 2 * sizeof(*dev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	init_waitqueue_head(&rc->wait);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
+	dev[0].bdev = (struct block_device *)&dev[0];
+	dev[1].bdev = (struct block_device *)&dev[1];
+	rc->origin = &dev[0];
+	rc->log_dev = &dev[0];
+	return dev;
+}
+
+/* A write of one block at @block as map() reserves it, with a bio at hand. */
+static struct ressd_record *t_reserve_direct(struct kunit *test, struct t_alloc *t, u64 block,
+					     blk_opf_t opf, struct bio **out, u32 *slot)
+{
+	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	struct ressd_record *rec;
+
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_opf = REQ_OP_WRITE | opf;
+	bio->bi_iter.bi_size = RESSD_BLOCK_SIZE;
+	spin_lock_irq(&t->rc->lock);
+	*slot = __ressd_log_reserve_direct(t->rc, bio, block, 1, &rec);
+	spin_unlock_irq(&t->rc->lock);
+	*out = bio;
+	return rec;
+}
+
+/* The record in flight, or the oldest sealed one, is written (as ressd_record_done()). */
+static void t_written(struct t_alloc *t)
+{
+	struct ressd_c *rc = t->rc;
+	struct ressd_record *r = rc->log.inflight;
+
+	if (!r) {
+		r = list_first_entry(&rc->log.sealed, struct ressd_record, list);
+		list_del(&r->list);
+	}
+	rc->log.inflight = NULL;
+	list_add(&r->list, &rc->log.free_recs);
+}
+
+/*
+ * A small write that closes its record (the record is full, or the write is
+ * FUA) with the log idle and no other data of the record pending: map()
+ * writes the record (its data and trailer) itself, the write in flight,
+ * sealed with FUA for a FUA write.  Not with a write in flight or a record
+ * sealed before, other data pending, a broken log or a log flush running,
+ * in a plug unless synchronous, or when an origin flush would have to come
+ * first (the log on a device of its own, invalidations not yet covered).
+ */
+static void ressd_log_test_record_direct(struct kunit *test)
+{
+	/* mover_batch 32 sectors: records of 3 data blocks. */
+	struct t_alloc *t = t_setup(test, 1024, 32);
+	struct ressd_c *rc = t->rc;
+	struct dm_dev *dev = t_shared_log(test, rc);
+	struct ressd_record *r;
+	struct blk_plug plug;
+	struct bio *a, *b;
+	u32 s, i;
+
+	/* Two writes written inline, the third fills the record. */
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10 + i, 1, 0, &a, &s));
+		ressd_log_direct_done(rc, BLK_STS_OK);
+	}
+	r = rc->log.open;
+	KUNIT_EXPECT_PTR_EQ(test, t_reserve_direct(test, t, 12, 0, &b, &s), r);
+	KUNIT_EXPECT_EQ(test, s, r->start + 2);
+	KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, r);
+	KUNIT_EXPECT_NULL(test, rc->log.open);
+	KUNIT_EXPECT_TRUE(test, list_empty(&rc->log.sealed));
+	KUNIT_EXPECT_EQ(test, r->slot, r->start + 3);		/* the trailer after its data */
+	KUNIT_EXPECT_PTR_EQ(test, r->bios.head, b);
+	KUNIT_EXPECT_FALSE(test, !!(r->flags & REQ_FUA));
+	/* A record in flight: the next one closed (FUA) is sealed for the worker. */
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 20, REQ_FUA, &b, &s));
+	KUNIT_EXPECT_FALSE(test, list_empty(&rc->log.sealed));
+	t_written(t);
+	/* One sealed before it: the same. */
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 21, REQ_FUA, &b, &s));
+	t_written(t);
+	t_written(t);
+	KUNIT_EXPECT_TRUE(test, list_empty(&rc->log.sealed));
+
+	/* Idle, the FUA write alone in a new record: written from map() with FUA. */
+	r = t_reserve_direct(test, t, 30, REQ_FUA | REQ_SYNC | REQ_IDLE, &b, &s);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, !!(r->flags & REQ_FUA));
+	KUNIT_EXPECT_EQ(test, r->nr_data, 1U);
+	t_written(t);
+
+	/* Not: another write of the record pending, a broken log, a log flush. */
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 40, 0, &a, &s));
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 41, REQ_FUA, &b, &s));
+	t_written(t);
+	rc->log.broken = true;
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 42, REQ_FUA, &b, &s));
+	rc->log.broken = false;
+	t_written(t);
+	rc->log.flushing = true;
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 43, REQ_FUA, &b, &s));
+	rc->log.flushing = false;
+	t_written(t);
+
+	/* In a plug: a synchronous write only. */
+	blk_start_plug(&plug);
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 44, REQ_FUA | REQ_SYNC, &b, &s));
+	t_written(t);
+	KUNIT_EXPECT_NOT_NULL(test, t_reserve_direct(test, t, 45, REQ_FUA | REQ_SYNC | REQ_IDLE,
+						     &b, &s));
+	blk_finish_plug(&plug);
+	t_written(t);
+
+	/* An invalidation the origin's flush does not cover yet. */
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1000));
+	rc->log_dev = &dev[1];
+	KUNIT_EXPECT_NULL(test, t_reserve_direct(test, t, 46, REQ_FUA, &b, &s));
+	t_written(t);
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1001));
+	rc->log_dev = &dev[0];					/* PREFLUSH covers it */
+	KUNIT_EXPECT_NOT_NULL(test, t_reserve_direct(test, t, 47, REQ_FUA, &b, &s));
+	t_written(t);
+	KUNIT_ASSERT_TRUE(test, t_inval(t, 1002));
+	rc->log_dev = &dev[1];
+	spin_lock_irq(&rc->lock);
+	__ressd_origin_flushed(rc, __ressd_log_inval_gen(rc));
+	spin_unlock_irq(&rc->lock);
+	KUNIT_EXPECT_NOT_NULL(test, t_reserve_direct(test, t, 48, REQ_FUA, &b, &s));
+	t_written(t);
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
 /* An empty flush as map() sees it, under rc->lock. */
 static struct ressd_record *t_flush_direct(struct ressd_c *rc, struct bio *bio)
 {
@@ -866,20 +1009,13 @@ static void ressd_log_test_flush_direct(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 1024, 64);
 	struct ressd_c *rc = t->rc;
-	struct dm_dev *dev = kunit_kzalloc(test, 2 * sizeof(*dev), GFP_KERNEL);
+	struct dm_dev *dev = t_shared_log(test, rc);
 	struct bio *fl = kunit_kzalloc(test, sizeof(*fl), GFP_KERNEL);
 	struct bio *other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
 	struct ressd_record *r;
 
-	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_ASSERT_NOT_NULL(test, fl);
 	KUNIT_ASSERT_NOT_NULL(test, other);
-	init_waitqueue_head(&rc->wait);
-	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
-	dev[0].bdev = (struct block_device *)&dev[0];	/* told apart by address */
-	dev[1].bdev = (struct block_device *)&dev[1];
-	rc->origin = &dev[0];
-	rc->log_dev = &dev[0];
 	fl->bi_opf = REQ_OP_WRITE | REQ_PREFLUSH;
 
 	KUNIT_EXPECT_NULL(test, t_flush_direct(rc, fl));	/* no open record */
@@ -943,6 +1079,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_inline_plug),
 	KUNIT_CASE(ressd_log_test_unplug_chunk),
 	KUNIT_CASE(ressd_log_test_flush_direct),
+	KUNIT_CASE(ressd_log_test_record_direct),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),
