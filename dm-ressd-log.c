@@ -19,12 +19,14 @@
  * slot order), indexes it and completes those writes.  With the log idle, a
  * lone synchronous write goes there from map() (__ressd_log_direct()), and
  * the task that ends a plug of writes it waits for writes their chunk
- * itself (__ressd_log_unplug_chunk()).  A record is sealed
- * when it is full, at a flush or FUA, or at the end of the log; the worker
- * then writes the data still pending and the trailer that commits the whole
- * record, as one sequential write.  So a lone small write costs one 4 KiB
- * log write, and the trailer is paid once per flush or per full record (not
- * per write), while the log is still written strictly in slot order.
+ * itself (__ressd_log_unplug_chunk()).  A record is sealed when it is
+ * full, at a flush or FUA, or at the end of the log; the worker then writes
+ * the data still pending and the trailer that commits the whole record, as
+ * one sequential write (or map() does, when the small write that closes the
+ * record finds the log idle: __ressd_log_reserve_direct()).  So a lone small
+ * write costs one 4 KiB log write, and the trailer is paid once per flush or
+ * per full record (not per write), while the log is still written strictly
+ * in slot order.
  *
  * One log write (chunk or record) is in flight at a time, so that writes
  * complete in slot order and the newest write of a block is the last one
@@ -67,10 +69,11 @@
  *
  * Context.  Records are filled by map() and by bio completions (any
  * context, rc->lock with interrupts off); the worker (process context)
- * submits and flushes, and so do map() (an inline write, a flush's record:
- * never sleeping) and a task ending its plug; completions run in interrupt
- * context, or in the submitter's when the device completes at once, under
- * rcu_read_lock(), which the destructor waits for.
+ * submits and flushes, and so do map() (an inline write, a flush's record,
+ * the record a small write closed: never sleeping) and a task ending its
+ * plug; completions run in interrupt context, or in the submitter's when
+ * the device completes at once, under rcu_read_lock(), which the destructor
+ * waits for.
  */
 #include <linux/bio.h>
 #include <linux/bitmap.h>
@@ -457,12 +460,14 @@ bool ressd_log_may_close(struct ressd_c *rc, struct bio *bio, u32 nr)
 	/* Record buffers are never freed while the target lives. */
 	struct ressd_record *r = READ_ONCE(rc->log.open);
 
-	if (bio_sectors(bio) > READ_ONCE(rc->tunables.small_write_max))
+	if (bio_sectors(bio) > READ_ONCE(rc->tunables.small_write_max) ||
+	    READ_ONCE(rc->tunables.log_mode) == RESSD_LOG_NEVER)
 		return false;
 	if (bio->bi_opf & (REQ_FUA | REQ_PREFLUSH))
 		return true;
-	return !r || READ_ONCE(r->nr_data) + READ_ONCE(r->nr_inval) + nr + 1 >
-		     min_t(u32, READ_ONCE(r->cap), RESSD_REC_MAX_ITEMS);
+	/* A write that opens a record seldom fills it too: not worth a bio. */
+	return r && READ_ONCE(r->nr_data) + READ_ONCE(r->nr_inval) + nr + 1 >
+		    min_t(u32, READ_ONCE(r->cap), RESSD_REC_MAX_ITEMS);
 }
 
 /*
@@ -674,7 +679,7 @@ static void ressd_log_broken(struct ressd_c *rc, enum ressd_mode mode, const cha
  */
 static void ressd_log_wake(struct ressd_c *rc, bool kick)
 {
-	/* Rarely anyone (a drain, a message): not the queue's lock each write. */
+	/* Seldom anyone: not the queue's lock at each write. */
 	if (wq_has_sleeper(&rc->wait))
 		wake_up_all(&rc->wait);
 	if (kick)
@@ -683,7 +688,8 @@ static void ressd_log_wake(struct ressd_c *rc, bool kick)
 	 * Lockless: the mover checks again under the lock, and sets
 	 * wake_used under it before it sleeps (ressd_log_wake_mover_at()).
 	 */
-	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used))
+	if (READ_ONCE(rc->log.used) >= READ_ONCE(rc->log.wake_used) &&
+	    wq_has_sleeper(&rc->log.mover_wait))
 		wake_up(&rc->log.mover_wait);
 }
 
@@ -1232,7 +1238,7 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_direct);
  * record's preflush covers every write completed before, at home as in the
  * log, which is what the flush asks; the worker would otherwise flush the
  * origin, then seal and write the same record.  Returns the record, now the
- * log write in flight, for ressd_log_flush_submit() once rc->lock is
+ * log write in flight, for ressd_log_record_submit() once rc->lock is
  * dropped; NULL: not this way.  Caller holds rc->lock; never sleeps.
  */
 struct ressd_record *__ressd_log_flush_direct(struct ressd_c *rc, struct bio *bio)
@@ -1583,14 +1589,17 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 	spin_unlock_irq(&rc->lock);
 	ressd_kick(rc);
 }
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_release);
 
 u32 ressd_log_trailer_at(struct ressd_c *rc, u32 start)
 {
 	u32 end = min_t(u64, (u64)start + RESSD_REC_MAX_ITEMS + 1, rc->lg.nr_slots);
-	u32 t = (u32)find_next_bit(rc->log.trailers, end, start);
+	/* Words beyond the region may change meanwhile (ressd_record_done()). */
+	u32 t = (u32)data_race(find_next_bit(rc->log.trailers, end, start));
 
 	return t < end ? t : RESSD_NO_SLOT;
 }
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_trailer_at);
 
 void __ressd_log_wake_mover_at(struct ressd_c *rc, u32 used)
 {

@@ -266,8 +266,6 @@ out:
  * ask for slots that do not change while it holds the window (written
  * records between the tail and the records in flight).
  */
-#define RESSD_RA_SLOTS	64
-
 struct ressd_readahead {
 	struct ressd_c *rc;
 	u32 start, nr;			/* slots held: [start, start + nr) */

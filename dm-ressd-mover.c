@@ -7,7 +7,8 @@
  * low_watermark.  One round:
  *
  *  1. plan (ressd_round_plan): take the oldest written records from the
- *     tail (their trailers are read back from the log, 64 slots a request);
+ *     tail (their trailers are read back from the log, where the writer's
+ *     map of them says: rc->log.trailers);
  *     their live blocks are the slots the index still maps (the reverse
  *     map); sort them by block;
  *  2. issue (ressd_round_issue), one mover_batch at a time: read the blocks
@@ -748,13 +749,22 @@ static void ressd_round_exit(struct ressd_round *r)
 static int ressd_round_trailer(struct ressd_c *rc, struct ressd_round *r,
 			       struct ressd_trailer *rec)
 {
-	u32 t = ressd_log_trailer_at(rc, r->end_slot);
+	u32 t = ressd_log_trailer_at(rc, r->end_slot), next;
 	void *buf = page_address(r->trailer);
 	const char *why;
+	bool broken;
 	int err;
 
 	if (t != RESSD_NO_SLOT) {
-		err = ressd_ra_read_one(r->ra, t, buf);
+		/*
+		 * Small records (a flush each): the read-ahead window holds
+		 * the next trailers too.  A full record's: that slot alone.
+		 */
+		next = t + 1 < rc->lg.nr_slots ? ressd_log_trailer_at(rc, t + 1) : RESSD_NO_SLOT;
+		if (next != RESSD_NO_SLOT && next - t < RESSD_RA_SLOTS)
+			err = ressd_ra_read(r->ra, t, buf);
+		else
+			err = ressd_ra_read_one(r->ra, t, buf);
 		if (err)
 			return err;
 		if (!ressd_rec_check(buf, &rc->lg, t, r->end_slot, r->end_seq,
@@ -771,8 +781,15 @@ static int ressd_round_trailer(struct ressd_c *rc, struct ressd_round *r,
 		      ressd_log_used(rc));
 		return -EIO;
 	}
-	/* The map missed a record the log holds: the writer's bug. */
-	WARN_ONCE(1, "dm-ressd: no trailer mark for record %llu at slot %u (mark %u, found %u)",
+	/*
+	 * The map missed a record the log holds: the writer's bug, unless the
+	 * record's write failed after its trailer was on the medium (the log
+	 * is broken then, and nothing is indexed from it).
+	 */
+	spin_lock_irq(&rc->lock);
+	broken = rc->log.broken;
+	spin_unlock_irq(&rc->lock);
+	WARN_ONCE(!broken, "dm-ressd: no trailer mark for record %llu at slot %u (mark %u, found %u)",
 		  r->end_seq, r->end_slot, t, rec->slot);
 	return 0;
 }

@@ -667,7 +667,7 @@ static int ressd_map_write(struct ressd_c *rc, struct bio *bio,
 
 	/* A bio for the record this write may close: its pages and the trailer. */
 	if (!discard && ressd_log_may_close(rc, bio, nr)) {
-		unsigned short segs = bio_segments(bio);
+		unsigned int segs = bio_segments(bio);
 
 		if (segs < BIO_MAX_VECS)
 			spare = bio_alloc_bioset(rc->log_dev->bdev, segs + 1, REQ_OP_WRITE,

@@ -632,8 +632,9 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
  * The trailer of the written record that starts at @start, as the writer
  * (or recovery) left it in rc->log.trailers: the first marked slot from
  * @start on, at most RESSD_REC_MAX_ITEMS further; RESSD_NO_SLOT when none.
- * A hint: the caller checks what it reads there.  No lock; @start must be
- * in the mover's region.
+ * A hint: the caller checks what it reads there.  No lock: the bits of the
+ * mover's region do not change under it (bits further on may, which only
+ * makes a hint for them stale).
  */
 u32 ressd_log_trailer_at(struct ressd_c *rc, u32 start);
 /*
@@ -695,6 +696,7 @@ int ressd_meta_write_checkpoint(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch
 void ressd_meta_init(struct ressd_c *rc);
 /* Reading the log forward with read-ahead (recovery, the mover's plan; may sleep). */
 struct ressd_readahead;
+#define RESSD_RA_SLOTS	64	/* slots a read-ahead request */
 struct ressd_readahead *ressd_ra_alloc(struct ressd_c *rc);
 void ressd_ra_free(struct ressd_readahead *ra);
 int ressd_ra_read(void *ra, u32 slot, void *buf);

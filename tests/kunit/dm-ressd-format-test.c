@@ -351,8 +351,11 @@ static void replay_model(struct kunit *test, struct log_model *m,
 	run->rp.trailer = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	run->rp.data = kunit_kzalloc(test, RESSD_BLOCK_SIZE, GFP_KERNEL);
 	run->rp.idx = &run->idx;
+	run->rp.trailers = kunit_kcalloc(test, BITS_TO_LONGS(m->lg.nr_slots), sizeof(long),
+					 GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, run->rp.trailer);
 	KUNIT_ASSERT_NOT_NULL(test, run->rp.data);
+	KUNIT_ASSERT_NOT_NULL(test, run->rp.trailers);
 	run->ret = ressd_replay(&run->rp, &run->error);
 }
 
@@ -845,8 +848,27 @@ static void replay_case_desc(const struct replay_case *c, char *desc)
 KUNIT_ARRAY_PARAM(replay, replay_cases, replay_case_desc);
 
 /*
+ * Slots whose mark in rp.trailers differs from the model's: the trailers of
+ * the records applied, from record @from on, are marked, and nothing else.
+ */
+static u32 compare_trailers(struct replay_run *run, struct log_model *m, u32 from)
+{
+	u32 s, i, bad = 0;
+	bool want;
+
+	for (s = 0; s < m->lg.nr_slots; s++) {
+		want = false;
+		for (i = from; i < m->nr_rec && !want; i++)
+			want = m->rec[i].trailer == s;
+		bad += want != test_bit(s, run->rp.trailers);
+	}
+	return bad;
+}
+
+/*
  * Every prefix: the log as it stood after each record (a crash at every
- * record boundary) replays to exactly the oracle of that moment.
+ * record boundary) replays to exactly the oracle of that moment, and marks
+ * the trailers of the records it applied (the mover's map of them).
  */
 static void ressd_format_test_every_prefix(struct kunit *test)
 {
@@ -854,7 +876,7 @@ static void ressd_format_test_every_prefix(struct kunit *test)
 	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
 	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	u32 *map = kunit_kmalloc_array(test, c->origin_blocks, sizeof(u32), GFP_KERNEL);
-	u32 p, i, pads = 0, unwritten = 0;
+	u32 p, i, from, pads = 0, unwritten = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, run);
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -863,9 +885,10 @@ static void ressd_format_test_every_prefix(struct kunit *test)
 		model_init(test, m, c->nr_slots, c->origin_blocks, c->seed, c->start_slot);
 		for (i = 0; i < p; i++)
 			KUNIT_ASSERT_TRUE(test, model_append(m, -1));
-		model_expect(m, m->nr_rec, map);
+		from = model_expect(m, m->nr_rec, map);
 		replay_model(test, m, run);
 		KUNIT_EXPECT_EQ_MSG(test, run->ret, 0, "prefix %u: %s", p, run->error);
+		KUNIT_EXPECT_EQ_MSG(test, compare_trailers(run, m, from), 0U, "prefix %u", p);
 		KUNIT_EXPECT_EQ_MSG(test, compare_map(run, map, c->origin_blocks), 0U,
 				    "prefix %u", p);
 		KUNIT_EXPECT_EQ_MSG(test, run->rp.head, m->head, "prefix %u", p);
@@ -885,6 +908,47 @@ static void ressd_format_test_every_prefix(struct kunit *test)
 		KUNIT_EXPECT_GT(test, pads, 0U);
 		KUNIT_EXPECT_GT(test, unwritten, 0U);
 	}
+}
+
+/*
+ * A superblock one round behind the log (the mover moved records home and
+ * a crash came before its checkpoint was written): replay walks the moved
+ * records but applies, and marks as trailers, only those from the newest
+ * checkpoint a record carries.
+ */
+static void ressd_format_test_trailers_old_sb(struct kunit *test)
+{
+	struct replay_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
+	struct log_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	u32 *map = kunit_kmalloc_array(test, 64, sizeof(u32), GFP_KERNEL);
+	u32 sb_rec, sb_slot, from;
+	u64 sb_seq;
+
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	model_init(test, m, 512, 64, 7, 0);
+	while (m->nr_rec < 20)
+		KUNIT_ASSERT_TRUE(test, model_append(m, -1));
+	sb_rec = m->sb_tail_rec;
+	sb_slot = m->sb_tail_slot;
+	sb_seq = m->sb_tail_seq;
+	m->tail_rec = 10;		/* moved home; their slots not reused */
+	while (m->nr_rec < 30)
+		KUNIT_ASSERT_TRUE(test, model_append(m, -1));
+	m->sb_tail_rec = sb_rec;
+	m->sb_tail_slot = sb_slot;
+	m->sb_tail_seq = sb_seq;
+	from = model_expect(m, m->nr_rec, map);
+	KUNIT_ASSERT_EQ(test, from, 10U);
+	KUNIT_ASSERT_LT(test, sb_rec, from);
+	replay_model(test, m, run);
+	KUNIT_EXPECT_EQ(test, run->ret, 0);
+	KUNIT_EXPECT_EQ(test, run->rp.records, 20U);
+	KUNIT_EXPECT_EQ(test, compare_map(run, map, 64), 0U);
+	KUNIT_EXPECT_EQ(test, compare_trailers(run, m, from), 0U);
+	ressd_index_exit(&run->idx);
+	model_exit(m);
 }
 
 /*
@@ -2069,6 +2133,7 @@ static struct kunit_case ressd_format_test_cases[] = {
 	KUNIT_CASE(ressd_format_test_too_many_items),
 	KUNIT_CASE(ressd_format_test_find),
 	KUNIT_CASE_PARAM(ressd_format_test_every_prefix, replay_gen_params),
+	KUNIT_CASE(ressd_format_test_trailers_old_sb),
 	KUNIT_CASE_PARAM(ressd_format_test_idempotent, replay_gen_params),
 	KUNIT_CASE_PARAM(ressd_format_test_torn_data, replay_gen_params),
 	KUNIT_CASE_PARAM(ressd_format_test_ordered, replay_gen_params),

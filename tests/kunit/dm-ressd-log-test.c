@@ -815,7 +815,10 @@ static struct ressd_record *t_reserve_direct(struct kunit *test, struct t_alloc 
 	return rec;
 }
 
-/* The record in flight, or the oldest sealed one, is written (as ressd_record_done()). */
+/*
+ * The record in flight, or the oldest sealed one, is written: its buffer
+ * goes back (what ressd_record_done() does with it; no more).
+ */
 static void t_written(struct t_alloc *t)
 {
 	struct ressd_c *rc = t->rc;
@@ -918,6 +921,50 @@ static void ressd_log_test_record_direct(struct kunit *test)
 	spin_unlock_irq(&rc->lock);
 	KUNIT_EXPECT_NOT_NULL(test, t_reserve_direct(test, t, 48, REQ_FUA, &b, &s));
 	t_written(t);
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
+/*
+ * The writer's map of trailers: the first mark from a record's start, at
+ * most RESSD_REC_MAX_ITEMS further and before the end of the log; a release
+ * clears the marks of its region, around the end of the log, and no other.
+ */
+static void ressd_log_test_trailer_map(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	unsigned long *m = rc->log.trailers;
+	static const u32 kept[] = { 999, 21, 600 }, gone[] = { 1010, 1023, 0, 5, 20 };
+	u32 i;
+
+	t_shared_log(test, rc);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 0), RESSD_NO_SLOT);
+	__set_bit(RESSD_REC_MAX_ITEMS + 1, m);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 0), RESSD_NO_SLOT);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 1), RESSD_REC_MAX_ITEMS + 1);
+	__set_bit(5, m);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 0), 5U);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 5), 5U);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 1000), RESSD_NO_SLOT);
+	__set_bit(1023, m);
+	KUNIT_EXPECT_EQ(test, ressd_log_trailer_at(rc, 1000), 1023U);
+
+	bitmap_zero(m, 1024);
+	for (i = 0; i < ARRAY_SIZE(kept); i++)
+		__set_bit(kept[i], m);
+	for (i = 0; i < ARRAY_SIZE(gone); i++)
+		__set_bit(gone[i], m);
+	/* The region [1010, 1024) and [0, 21): 35 slots. */
+	rc->log.tail_slot = 1010;
+	rc->log.used = 100;
+	ressd_log_release(rc, 21, 7, 1, 35);
+	for (i = 0; i < ARRAY_SIZE(kept); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, test_bit(kept[i], m), "slot %u", kept[i]);
+	for (i = 0; i < ARRAY_SIZE(gone); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, test_bit(gone[i], m), "slot %u", gone[i]);
+	KUNIT_EXPECT_EQ(test, rc->log.tail_slot, 21U);
+	KUNIT_EXPECT_EQ(test, rc->log.used, 65U);
 	ressd_index_exit(&rc->index);
 	t_teardown(t);
 }
@@ -1080,6 +1127,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_unplug_chunk),
 	KUNIT_CASE(ressd_log_test_flush_direct),
 	KUNIT_CASE(ressd_log_test_record_direct),
+	KUNIT_CASE(ressd_log_test_trailer_map),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),
