@@ -760,7 +760,7 @@ static int ressd_round_trailer(struct ressd_c *rc, struct ressd_round *r,
 		 * Small records (a flush each): the read-ahead window holds
 		 * the next trailers too.  A full record's: that slot alone.
 		 */
-		next = t + 1 < rc->lg.nr_slots ? ressd_log_trailer_at(rc, t + 1) : RESSD_NO_SLOT;
+		next = ressd_log_trailer_at(rc, t + 1);
 		if (next != RESSD_NO_SLOT && next - t < RESSD_RA_SLOTS)
 			err = ressd_ra_read(r->ra, t, buf);
 		else

@@ -631,7 +631,8 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 /*
  * The trailer of the written record that starts at @start, as the writer
  * (or recovery) left it in rc->log.trailers: the first marked slot from
- * @start on, at most RESSD_REC_MAX_ITEMS further; RESSD_NO_SLOT when none.
+ * @start on, at most RESSD_REC_MAX_ITEMS further and before the end of the
+ * log; RESSD_NO_SLOT when none (so also for @start at the end of the log).
  * A hint: the caller checks what it reads there.  No lock: the bits of the
  * mover's region do not change under it (bits further on may, which only
  * makes a hint for them stale).

@@ -119,29 +119,27 @@ dm_create r2 "$t2b"
 [ "$(dmsetup table r2)" = "$want" ] || fail "re-created table differs"
 dm_remove r2
 
+# table_roundtrip <what> <optional words> <table after the devices and the
+# log size>: a target created with those words shows that table, and a
+# reload with its own table keeps it.
+table_roundtrip() {
+	local want="0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ $3"
+
+	dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ $2"
+	[ "$(dmsetup table r4)" = "$want" ] || fail "$1: table '$(dmsetup table r4)', expected '$want'"
+	dmsetup reload r4 --table "$(dmsetup table r4)" && dmsetup resume r4 || fail "$1: reload"
+	[ "$(dmsetup table r4)" = "$want" ] || fail "$1: changed after reload: $(dmsetup table r4)"
+	dm_remove r4
+}
+defaults="small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024"
+
 note "a device model: in the table when set, round-trips, and 'none' is no model"
-dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 dev_model $M"
-want="0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 10 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024 dev_model $M"
-[ "$(dmsetup table r4)" = "$want" ] || fail "table status '$(dmsetup table r4)', expected '$want'"
-dmsetup reload r4 --table "$(dmsetup table r4)" && dmsetup resume r4 || fail "reload with a dev_model"
-[ "$(dmsetup table r4)" = "$want" ] || fail "dev_model changed after reload: $(dmsetup table r4)"
-dm_remove r4
-dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 DEV_MODEL None"
-[ "$(dmsetup table r4)" = "0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024" ] ||
-	fail "dev_model none: $(dmsetup table r4)"
-dm_remove r4
+table_roundtrip "dev_model" "2 dev_model $M" "10 $defaults dev_model $M"
+table_roundtrip "dev_model none" "2 DEV_MODEL None" "8 $defaults"
 
 note "data_csum: 0 in the table and round-trips, 1 (the default) left out"
-dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 data_csum 0"
-want="0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 10 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024 data_csum 0"
-[ "$(dmsetup table r4)" = "$want" ] || fail "table status '$(dmsetup table r4)', expected '$want'"
-dmsetup reload r4 --table "$(dmsetup table r4)" && dmsetup resume r4 || fail "reload with data_csum 0"
-[ "$(dmsetup table r4)" = "$want" ] || fail "data_csum changed after reload: $(dmsetup table r4)"
-dm_remove r4
-dm_create r4 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 2 data_csum 1"
-[ "$(dmsetup table r4)" = "0 $DISK_A_SECTORS ressd $maj_min_a 0 $maj_min_b 0 $LOGSZ 8 small_write_max 16 high_watermark 50 low_watermark 0 mover_batch 1024" ] ||
-	fail "data_csum 1: $(dmsetup table r4)"
-dm_remove r4
+table_roundtrip "data_csum 0" "2 data_csum 0" "10 $defaults data_csum 0"
+table_roundtrip "data_csum 1" "2 data_csum 1" "8 $defaults"
 
 note "optional keys are case-insensitive and in any order"
 dm_create r3 "0 $DISK_A_SECTORS ressd $A 0 $B 0 $LOGSZ 4 LOW_WATERMARK 60 High_Watermark 90"
