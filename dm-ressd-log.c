@@ -18,8 +18,12 @@
  * writes the data held since the last one as a "chunk" (data blocks only, in
  * slot order), indexes it and completes those writes.  With the log idle, a
  * lone synchronous write goes there from map() (__ressd_log_direct()), and
- * the task that ends a plug of writes it waits for writes their chunk
- * itself (__ressd_log_unplug_chunk()).  A record is sealed when it is
+ * the task that ends a plug of writes it waits for, or of writes without
+ * crc32c to take, writes their chunk itself (__ressd_log_unplug_chunk(),
+ * from the callback map() queued on its plug); so does a writer whose own
+ * inline write completed within its submission (a device that completes in
+ * the submitter's context) while other writers' data waited
+ * (__ressd_log_plug_due()).  A record is sealed when it is
  * full, at a flush or FUA, or at the end of the log; the worker then writes
  * the data still pending and the trailer that commits the whole record, as
  * one sequential write (or map() does, when the small write that closes the
@@ -83,6 +87,8 @@
 #include <linux/slab.h>
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 
 #include "dm-ressd.h"
@@ -705,6 +711,15 @@ static bool __ressd_log_worker_due(struct ressd_c *rc, blk_status_t status)
 	       !bio_list_empty(&rc->deferred) || !bio_list_empty(&rc->inval_retry);
 }
 
+/* Of what the worker does, only the open record's pending data waits. (rc->lock held) */
+static bool __ressd_log_only_pending(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return rc->log.write_pending && list_empty(&rc->log.sealed) &&
+	       bio_list_empty(&rc->log.flush_waiters) &&
+	       bio_list_empty(&rc->deferred) && bio_list_empty(&rc->inval_retry);
+}
+
 /*
  * The log write in flight is done: what every completion does last.  Its
  * writes and the flushes waiting on it get its status; @kick: from
@@ -1204,7 +1219,8 @@ static struct ressd_record *__ressd_next_write(struct ressd_c *rc, bool *chunk)
  * task usually sleeps next, which flushes the plug (an aio batch may keep
  * it there until the batch is submitted).  Other writes of a plug gather;
  * the end of the plug writes them, in the same task when it waits for them
- * (__ressd_log_unplug_chunk()), else in the worker; one remapped here could
+ * or they need no crc32c (__ressd_log_unplug_chunk()), else in the worker;
+ * one remapped here could
  * wait in the plug, the one log write in flight, with every other writer
  * behind it, for as long as the task runs.  Only with commit_delay_us 0, not during a log flush
  * (which covers only what was written before it), and while @bio is the
@@ -1303,6 +1319,164 @@ void ressd_log_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
 }
 
 /*
+ * The end of a burst: map() queues a callback on the submitter's plug
+ * (blk_check_plugged(), as md's raid1 does), which runs when that task
+ * flushes its plug.  That task may be preempted between map() and its
+ * unplug while the table is removed, so the callback holds a reference on
+ * a small handle, not on the target: the destructor clears the handle's
+ * pointer under its lock, and the last reference frees it.
+ */
+struct ressd_plug {
+	spinlock_t lock;		/* protects rc */
+	struct ressd_c *rc;		/* NULL once the target is gone */
+	/* the target's, and one per queued callback (which also holds the module) */
+	struct kref ref;
+};
+
+struct ressd_plug_cb {
+	struct blk_plug_cb cb;		/* cb.data: the struct ressd_plug */
+	bool counted;			/* holds a reference (zeroed at allocation) */
+	bool waited;			/* a write its task waits for (ressd_plug_burst()) */
+};
+
+static void ressd_plug_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct ressd_plug, ref));
+}
+
+/*
+ * The submitter's plug was flushed: the burst has ended.  Its task writes
+ * the pending data itself when it waits for it, or when there is no crc32c
+ * to take (ordered chunks), and may sleep here; else the worker writes it
+ * (__ressd_log_seal_soon()).
+ */
+static void ressd_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct ressd_plug_cb *pcb = container_of(cb, struct ressd_plug_cb, cb);
+	struct ressd_plug *p = cb->data;
+	bool counted = pcb->counted;
+	struct ressd_record *r = NULL;
+	struct ressd_c *rc;
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	rc = p->rc;
+	if (rc) {
+		spin_lock(&rc->lock);
+		/*
+		 * Not from schedule(), and a write the task waits for next, or
+		 * a chunk without crc32c to take: it writes the chunk itself.
+		 * Others leave it to the worker, which takes the checksums
+		 * beside their task.
+		 */
+		if ((pcb->waited || ressd_log_ordered(rc)) && !from_schedule &&
+		    !current->bio_list)
+			r = __ressd_log_unplug_chunk(rc);
+		if (!r)
+			__ressd_log_seal_soon(rc);
+		spin_unlock(&rc->lock);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	/* The chunk in flight keeps the target from its destructor. */
+	if (r) {
+		atomic64_inc(&rc->submitter_log_writes);
+		ressd_log_chunk_submit(rc, r);
+	}
+	kfree(cb);
+	if (counted) {
+		kref_put(&p->ref, ressd_plug_free);
+		/* Last: the callback's code may go once the module is put. */
+		module_put(THIS_MODULE);
+	}
+}
+
+int ressd_plug_init(struct ressd_c *rc)
+{
+	rc->plug = kzalloc(sizeof(*rc->plug), GFP_KERNEL);
+	if (!rc->plug)
+		return -ENOMEM;
+	spin_lock_init(&rc->plug->lock);
+	kref_init(&rc->plug->ref);
+	rc->plug->rc = rc;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plug_init);
+
+/*
+ * A small write joins the open record in a plug: queue the callback that
+ * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
+ * write its task waits for once the plug ends (the writeback of an fsync),
+ * which the task then writes itself (ressd_unplug()).
+ */
+/*
+ * Queue the end-of-burst callback on the current task's plug (once a plug;
+ * @waited: a write the task waits for).  False without a plug.
+ */
+static bool ressd_plug_queue(struct ressd_c *rc, bool waited)
+{
+	struct blk_plug_cb *cb = blk_check_plugged(ressd_unplug, rc->plug,
+						   sizeof(struct ressd_plug_cb));
+	struct ressd_plug_cb *pcb;
+
+	if (!cb)
+		return false;
+	/* A callback is queued once a plug; the first one takes a reference. */
+	pcb = container_of(cb, struct ressd_plug_cb, cb);
+	if (!pcb->counted) {
+		kref_get(&rc->plug->ref);
+		__module_get(THIS_MODULE);	/* the callback is our code */
+		pcb->counted = true;
+	}
+	if (waited)
+		pcb->waited = true;
+	return true;
+}
+
+bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
+{
+	return ressd_plug_queue(rc, (opf & (REQ_SYNC | REQ_IDLE)) == REQ_SYNC);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
+
+/*
+ * A small write that map() remapped to the idle log (__ressd_log_direct())
+ * completed within its own submission (current->bio_list: a device that
+ * completes in the submitter's context, as brd or zram do), inside its
+ * task's plug, while the open record's data of other writers waits: that
+ * task writes their chunk when its plug ends (ressd_unplug()), not the
+ * worker after a hop.  The task is one of the target's writers, and a
+ * callback queued from within a submission runs when the plug is finished
+ * or flushed (a flush from schedule() hands the chunk to the worker).  Not
+ * from a chunk's own completion (a chain of chunks would keep one task
+ * writing everyone's), not with commit_delay_us (the worker would write
+ * at once), and only for chunks without crc32c to take (the worker takes
+ * those beside the writers' tasks; ressd_unplug() asks again).  The
+ * destructor releases the callbacks' handle only after the completions
+ * (synchronize_rcu()).  (rc->lock held; never sleeps.)
+ */
+static bool __ressd_log_plug_due(struct ressd_c *rc)
+{
+	lockdep_assert_held(&rc->lock);
+	return in_task() && current->bio_list && current->plug && rc->plug &&
+	       !READ_ONCE(commit_delay_us) && ressd_log_ordered(rc) &&
+	       ressd_plug_queue(rc, false);
+}
+
+void ressd_plug_release(struct ressd_c *rc)
+{
+	struct ressd_plug *p = rc->plug;
+
+	if (!p)
+		return;
+	spin_lock_irq(&p->lock);
+	p->rc = NULL;
+	spin_unlock_irq(&p->lock);
+	kref_put(&p->ref, ressd_plug_free);
+	rc->plug = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_plug_release);
+
+/*
  * Take the crc32c of the data of @bio, which __ressd_log_direct() made the
  * chunk in flight, and remap it to its slots.  Nothing else touches the
  * chunk's entries or bounds until its completion.  It is the one log write
@@ -1348,6 +1522,9 @@ static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 		r->status = status;
 	__ressd_chunk_written(rc, r, status);
 	work = __ressd_log_worker_due(rc, status);
+	/* Only the open record's data waits: its writer's plug may take it. */
+	if (work && !status && __ressd_log_only_pending(rc) && __ressd_log_plug_due(rc))
+		work = false;
 	spin_unlock_irqrestore(&rc->lock, flags);
 	ressd_log_wake(rc, work);
 }
@@ -1390,8 +1567,10 @@ void ressd_log_work(struct ressd_c *rc)
 			else
 				ressd_record_done(r);
 		} else if (chunk) {
+			atomic64_inc(&rc->worker_log_writes);
 			ressd_chunk_submit(rc, r);
 		} else {
+			atomic64_inc(&rc->worker_log_writes);
 			ressd_record_submit(rc, r, NULL);
 		}
 	}

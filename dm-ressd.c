@@ -38,7 +38,6 @@
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
-#include <linux/kref.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -406,128 +405,6 @@ static void ressd_defer(struct ressd_c *rc, struct bio *bio)
 	bio_list_add(&rc->deferred, bio);
 	atomic64_inc(&rc->deferred_bios);
 }
-
-/*
- * The end of a burst: map() queues a callback on the submitter's plug
- * (blk_check_plugged(), as md's raid1 does), which runs when that task
- * flushes its plug.  That task may be preempted between map() and its
- * unplug while the table is removed, so the callback holds a reference on
- * a small handle, not on the target: the destructor clears the handle's
- * pointer under its lock, and the last reference frees it.
- */
-struct ressd_plug {
-	spinlock_t lock;		/* protects rc */
-	struct ressd_c *rc;		/* NULL once the target is gone */
-	/* the target's, and one per queued callback (which also holds the module) */
-	struct kref ref;
-};
-
-struct ressd_plug_cb {
-	struct blk_plug_cb cb;		/* cb.data: the struct ressd_plug */
-	bool counted;			/* holds a reference (zeroed at allocation) */
-	bool waited;			/* a write its task waits for (ressd_plug_burst()) */
-};
-
-static void ressd_plug_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct ressd_plug, ref));
-}
-
-/*
- * The submitter's plug was flushed: the burst has ended.  Its task writes
- * the pending data itself when it waits for it and may sleep here, else the
- * worker writes it (__ressd_log_seal_soon()).
- */
-static void ressd_unplug(struct blk_plug_cb *cb, bool from_schedule)
-{
-	struct ressd_plug_cb *pcb = container_of(cb, struct ressd_plug_cb, cb);
-	struct ressd_plug *p = cb->data;
-	bool counted = pcb->counted;
-	struct ressd_record *r = NULL;
-	struct ressd_c *rc;
-	unsigned long flags;
-
-	spin_lock_irqsave(&p->lock, flags);
-	rc = p->rc;
-	if (rc) {
-		spin_lock(&rc->lock);
-		/*
-		 * Not from schedule(), and a write the task waits for next: it
-		 * writes the chunk itself.  Others leave it to the worker, which
-		 * takes the checksums beside their task.
-		 */
-		if (pcb->waited && !from_schedule && !current->bio_list)
-			r = __ressd_log_unplug_chunk(rc);
-		if (!r)
-			__ressd_log_seal_soon(rc);
-		spin_unlock(&rc->lock);
-	}
-	spin_unlock_irqrestore(&p->lock, flags);
-	/* The chunk in flight keeps the target from its destructor. */
-	if (r) {
-		atomic64_inc(&rc->submitter_log_writes);
-		ressd_log_chunk_submit(rc, r);
-	}
-	kfree(cb);
-	if (counted) {
-		kref_put(&p->ref, ressd_plug_free);
-		/* Last: the callback's code may go once the module is put. */
-		module_put(THIS_MODULE);
-	}
-}
-
-int ressd_plug_init(struct ressd_c *rc)
-{
-	rc->plug = kzalloc(sizeof(*rc->plug), GFP_KERNEL);
-	if (!rc->plug)
-		return -ENOMEM;
-	spin_lock_init(&rc->plug->lock);
-	kref_init(&rc->plug->ref);
-	rc->plug->rc = rc;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ressd_plug_init);
-
-/*
- * A small write joins the open record in a plug: queue the callback that
- * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
- * write its task waits for once the plug ends (the writeback of an fsync),
- * which the task then writes itself (ressd_unplug()).
- */
-bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
-{
-	struct blk_plug_cb *cb = blk_check_plugged(ressd_unplug, rc->plug,
-						   sizeof(struct ressd_plug_cb));
-	struct ressd_plug_cb *pcb;
-
-	if (!cb)
-		return false;
-	/* A callback is queued once a plug; the first one takes a reference. */
-	pcb = container_of(cb, struct ressd_plug_cb, cb);
-	if (!pcb->counted) {
-		kref_get(&rc->plug->ref);
-		__module_get(THIS_MODULE);	/* the callback is our code */
-		pcb->counted = true;
-	}
-	if ((opf & (REQ_SYNC | REQ_IDLE)) == REQ_SYNC)
-		pcb->waited = true;
-	return true;
-}
-EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
-
-void ressd_plug_release(struct ressd_c *rc)
-{
-	struct ressd_plug *p = rc->plug;
-
-	if (!p)
-		return;
-	spin_lock_irq(&p->lock);
-	p->rc = NULL;
-	spin_unlock_irq(&p->lock);
-	kref_put(&p->ref, ressd_plug_free);
-	rc->plug = NULL;
-}
-EXPORT_SYMBOL_IF_KUNIT(ressd_plug_release);
 
 static void ressd_remap_home(struct ressd_c *rc, struct bio *bio)
 {
@@ -1213,6 +1090,8 @@ static void ressd_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %lld", atomic64_read(&rc->submitter_log_writes));
 		/* The density threshold of the mover's last round (mover_policy density). */
 		DMEMIT(" %u", density ? READ_ONCE(rc->mover.density_d) : 0);
+		/* Log writes the worker issued: a hop from the writers' tasks. */
+		DMEMIT(" %lld", atomic64_read(&rc->worker_log_writes));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu %s %llu %llu", rc->origin->name,
@@ -1426,15 +1305,17 @@ static void ressd_dtr(struct dm_target *ti)
 	struct ressd_c *rc = ti->private;
 
 	ressd_unclaim(rc);
-	ressd_plug_release(rc);
 	ressd_mover_stop(rc);
-	ressd_log_stop_timer(rc);
 	/*
 	 * Log write completions that are still returning (they queue the
-	 * worker after completing the bios a suspend waited for), then the
-	 * worker (which may raise a table event), then the event.
+	 * worker, or a callback on their task's plug, after completing the
+	 * bios a suspend waited for), then the callbacks' handle (a callback
+	 * may start the seal timer), the timer, the worker (which may raise a
+	 * table event), then the event.
 	 */
 	synchronize_rcu();
+	ressd_plug_release(rc);
+	ressd_log_stop_timer(rc);
 	if (rc->wq)
 		destroy_workqueue(rc->wq);
 	cancel_work_sync(&rc->event_work);
@@ -1614,7 +1495,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 5, 1},
+	.version = {0, 5, 2},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,

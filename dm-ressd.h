@@ -359,6 +359,7 @@ struct ressd_c {
 	atomic64_t passed_writes;	/* small writes sent home by log_mode */
 	atomic64_t inline_log_writes;	/* small writes map() wrote to the log itself */
 	atomic64_t submitter_log_writes; /* chunks and records the submitter wrote */
+	atomic64_t worker_log_writes;	/* chunks and records the worker wrote */
 };
 
 /* Run the target's worker (any context). */
@@ -406,21 +407,11 @@ const char *ressd_check_geometry(const struct ressd_geometry *g);
 int ressd_parse_sector(const char *s, sector_t *out);
 
 /*
- * A small write went into the open record: have the end of the caller's
- * burst (its plug flushed) write it.  False when the caller has no plug.
- * Called without rc->lock; never sleeps.
- */
-bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf);
-/*
  * Latch a mode (rw -> ro -> fail, never back) and raise a table event.
  * Any context; takes rc->lock.  The one call other files make into this
  * one.
  */
 void ressd_set_mode(struct ressd_c *rc, enum ressd_mode mode, const char *why);
-/* The constructor: allocate the handle those callbacks hold (may sleep). */
-int ressd_plug_init(struct ressd_c *rc);
-/* The destructor: callbacks still queued on plugs no longer touch @rc. */
-void ressd_plug_release(struct ressd_c *rc);
 
 /* ---- functions in dm-ressd-csum.c: which code computes crc32c ---- */
 
@@ -562,6 +553,19 @@ void ressd_log_record_submit(struct ressd_c *rc, struct ressd_record *r, struct 
 /* The end of a plug: the chunk its task writes (may sleep; no lock held). */
 struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc);
 void ressd_log_chunk_submit(struct ressd_c *rc, struct ressd_record *r);
+/*
+ * A small write went into the open record: have the end of the caller's
+ * burst (its plug flushed) write it.  False when the caller has no plug.
+ * Called without rc->lock; never sleeps.
+ */
+bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf);
+/* The constructor: allocate the handle those callbacks hold (may sleep). */
+int ressd_plug_init(struct ressd_c *rc);
+/*
+ * The destructor, once no log write completes any more: callbacks still
+ * queued on plugs no longer touch @rc.
+ */
+void ressd_plug_release(struct ressd_c *rc);
 /*
  * Complete @bio once everything acknowledged before is durable in the log;
  * the caller then runs the worker (rc->lock held).

@@ -22,7 +22,7 @@
 # Knobs (environment): CPU_REPS (5), CPU_RUNTIME (3 s per run),
 # CPU_SPAN_MIB (192), CPU_LOG_MIB (128), CPU_QD (32), CPU_FILL_PCT (90),
 # CPU_CASES (all: read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1
-# read_full_qd32 randwrite_qd1 randwrite_qd32), CPU_CD_VARIANT (unset; <us>:
+# read_full_qd32 randwrite_qd1 randwrite_qd32 randwrite_qd32_4j), CPU_CD_VARIANT (unset; <us>:
 # random writes also on dm-ressd with commit_delay_us=<us>), RESSD_KVM (0),
 # CPU_PERF (unset; a case: one more dm-ressd run of it under perf, its
 # report in perf-<case>.txt, a dm-linear run beside it in

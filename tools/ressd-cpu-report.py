@@ -33,6 +33,7 @@ CASES = [
     ("read_full_qd32", "4 KiB random read, full index, QD32 (libaio)"),
     ("randwrite_qd1", "4 KiB random write, mover resumed, QD1 (psync)"),
     ("randwrite_qd32", "4 KiB random write, mover resumed, QD32 (libaio)"),
+    ("randwrite_qd32_4j", "4 KiB random write, mover resumed, 4 jobs of QD32 (libaio)"),
 ]
 CASE_TITLE = dict(CASES)
 TARGETS = ["linear", "ressd", "ressd_cd"]
@@ -47,10 +48,11 @@ STATUS_FIELDS = ["used_total", "mapped", "index_bytes", "redirected", "direct",
                  "mode", "full_writes", "mover_yields", "user_write_bytes", "dev_write_bytes",
                  "fill_read_bytes", "units_sparse", "units_prefix", "units_whole",
                  "copy_forwards", "far_moves", "far_dropped", "passed_writes", "log_pass",
-                 "alpha_permille", "inline_log_writes", "submitter_log_writes", "density_d"]
+                 "alpha_permille", "inline_log_writes", "submitter_log_writes", "density_d",
+                 "worker_log_writes"]
 COUNTERS = ["redirected", "direct", "split_reads", "moved_blocks", "mover_writes",
             "metadata_commits", "full_writes", "mover_yields", "inline_log_writes",
-            "submitter_log_writes"]
+            "submitter_log_writes", "worker_log_writes"]
 
 
 def parse_kv(words):

@@ -14,6 +14,8 @@
 #   randwrite_qd1/_qd32   4 KiB random writes, mover resumed (default
 #                         watermarks); the log is drained before each
 #                         dm-ressd run and the drain is measured apart;
+#   randwrite_qd32_4j     the same with 4 jobs of QD32 each (fio numjobs,
+#                         group_reporting): the CPUs busy;
 #                         with CPU_CD_VARIANT=<us>, also dm-ressd with
 #                         commit_delay_us=<us> (target ressd_cd)
 #
@@ -67,6 +69,17 @@ if [ "${1:-}" = --hook ]; then
 	hstatus() {	# <file>
 		dmsetup status ressd | cut -d' ' -f4- >"$1"
 	}
+	# A job of several clones (numjobs): the first clone's pre and the
+	# last clone's post count, so that the window holds every clone's I/O
+	# (and the drain follows the last).
+	exec 9>"$hdir/$htg.lock"
+	flock 9
+	hn=0
+	[ -s "$hdir/$htg.clones" ] && read -r hn <"$hdir/$htg.clones"
+	case $2 in
+	pre) echo $((hn + 1)) >"$hdir/$htg.clones"; [ "$hn" = 0 ] || exit 0 ;;
+	post) echo $((hn - 1)) >"$hdir/$htg.clones"; [ "$hn" = 1 ] || exit 0 ;;
+	esac
 	case $2 in
 	pre)
 		if [ "$htg" != linear ]; then
@@ -110,7 +123,7 @@ SPAN_MIB=${CPU_SPAN_MIB:-192}
 LOG_MIB=${CPU_LOG_MIB:-128}
 QD=${CPU_QD:-32}
 FILL_PCT=${CPU_FILL_PCT:-90}
-CASES=${CPU_CASES:-read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1 read_full_qd32 randwrite_qd1 randwrite_qd32}
+CASES=${CPU_CASES:-read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1 read_full_qd32 randwrite_qd1 randwrite_qd32 randwrite_qd32_4j}
 CD_VARIANT=${CPU_CD_VARIANT:-}
 RAM=/dev/ram0
 L=$((SPAN_MIB * 2048))		# origin range, sectors
@@ -167,6 +180,7 @@ case_fio_args() {	# <case>
 	seqwrite_1m) echo "$common --rw=write --bs=1M --ioengine=psync --iodepth=1" ;;
 	randwrite_qd1) echo "$common --rw=randwrite --bs=4k --ioengine=psync --iodepth=1" ;;
 	randwrite_qd32) echo "$common --rw=randwrite --bs=4k --ioengine=libaio --iodepth=$QD" ;;
+	randwrite_qd32_4j) echo "$common --rw=randwrite --bs=4k --ioengine=libaio --iodepth=$QD --numjobs=4 --group_reporting" ;;
 	*) bench_die "unknown case $1" ;;
 	esac
 }

@@ -53,7 +53,7 @@ note "mover_policy density by message: needs the model's unit, kept by a reload"
 dmsetup message ms 0 set mover_policy density || fail "set mover_policy density"
 table | grep -q " 12 $want dev_model $model mover_policy density\$" ||
 	fail "mover_policy not in the table: $(table)"
-dmsetup status ms | awk '{ exit NF == 30 ? 0 : 1 }' || fail "status: not 27 fields: $(dmsetup status ms)"
+dmsetup status ms | awk '{ exit NF == 31 ? 0 : 1 }' || fail "status: not 28 fields: $(dmsetup status ms)"
 before=$(table)
 for bad in "set mover_policy lifo" "set dev_model none" \
 	"set dev_model 0:0:0:50000:31000:62000:1500000:176000:27000:0:0"; do

@@ -352,16 +352,18 @@ EOF
 "$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13 14" >"$tmp/st" || fail "29 fields"
 { grep -q "mode:             fail (failed: a log write or read failed; all I/O fails)" "$tmp/st" &&
 	grep -q "density threshold: 12 logged blocks (the last round chose the units with as many for home)" "$tmp/st" &&
-	grep -q "2 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
+	grep -q "1 more status fields" "$tmp/st" && grep -q "writes:           none yet" "$tmp/st" &&
 	grep -q "bytes written:    0 B by the users, 0 B to the devices$" "$tmp/st" &&
 	! grep -q "erase units:" "$tmp/st" && ! grep -q "home merges:" "$tmp/st" &&
 	! grep -q "density cleaning:" "$tmp/st" &&
 	! grep -q "log mode:" "$tmp/st"; } ||
 	{ cat "$tmp/st"; fail "29 fields"; }
 "$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11 12 13 14" --json >"$tmp/st.json" || fail "29 fields, json"
-[ "$(jq -c '[.submitter_log_writes,.density_d]' "$tmp/st.json")" = '[11,12]' ] || { cat "$tmp/st.json"; fail "29 fields: density_d"; }
+[ "$(jq -c '[.submitter_log_writes,.density_d,.worker_log_writes]' "$tmp/st.json")" = '[11,12,13]' ] ||
+	{ cat "$tmp/st.json"; fail "29 fields: density_d, worker_log_writes"; }
 "$tool" status --from-line "5/30 1 2 0 0 5 6 7 8 fail 9 10 0 0 0 0 0 0 0 0 0 0 0 0 0 11" --json >"$tmp/st.json" || fail "26 fields, json"
-[ "$(jq -c '.density_d' "$tmp/st.json")" = null ] || { cat "$tmp/st.json"; fail "26 fields: density_d not null"; }
+[ "$(jq -c '[.density_d,.worker_log_writes]' "$tmp/st.json")" = '[null,null]' ] ||
+	{ cat "$tmp/st.json"; fail "26 fields: density_d or worker_log_writes not null"; }
 while IFS='|' read -r bad msg; do
 	expect_fail 1 "$msg" "$tool" status --from-line "$bad"
 done <<'EOF'
@@ -428,6 +430,14 @@ expect_fail 1 "bad log_mode 'sometimes'" "$tool" status --from-line "$line" \
 	{ cat "$tmp/st.json"; fail "status --json: submitter_log_writes"; }
 "$tool" status --from-line "$line 9000 321" | grep -qx "                  321 log writes issued by the writers' tasks (end of a plug, a flush)" ||
 	fail "status in words: no submitter log writes line"
+# worker_log_writes (field 28): in JSON, and in words when not 0
+"$tool" status --from-line "$line 9000 321 0 77" --json >"$tmp/st.json" || fail "status --json with field 28"
+[ "$(jq -c '[.submitter_log_writes,.worker_log_writes]' "$tmp/st.json")" = '[321,77]' ] ||
+	{ cat "$tmp/st.json"; fail "status --json: worker_log_writes"; }
+"$tool" status --from-line "$line 9000 321 0 77" | grep -qx "                  77 log writes issued by the worker" ||
+	fail "status in words: no worker log writes line"
+"$tool" status --from-line "$line 9000 321 0 0" | grep -q "issued by the worker" &&
+	fail "status in words: a worker log writes line for 0"
 ! "$tool" status --from-line "$line 9000 0" | grep -q "writers' tasks" ||
 	fail "status in words: a submitter log writes line for 0"
 ok "status --from-line: every field in words and in JSON, short and long lines, malformed lines refused, a device model, the mover policy, the log mode, the inline and submitter log writes"

@@ -780,6 +780,95 @@ static void ressd_log_test_inline_plug(struct kunit *test)
 	t_teardown(t);
 }
 
+static atomic_t t_kicks;
+
+static void t_count_kick(struct work_struct *w)
+{
+	atomic_inc(&t_kicks);
+}
+
+/*
+ * One pass of ressd_log_test_plug_completion: @ordered, chunks without
+ * crc32c to take; @in_submit, the completion within the inline write's own
+ * submission (current->bio_list).  Returns the worker's runs after the
+ * completion.
+ */
+static int t_plug_completion(struct kunit *test, bool ordered, bool in_submit)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	struct bio_list on_stack[2];
+	bool taken = ordered && in_submit;
+	struct blk_plug plug;
+	struct bio *a, *b;
+	int kicks;
+	u32 sa, sb;
+
+	INIT_WORK(&rc->worker, t_count_kick);
+	atomic_set(&t_kicks, 0);
+	init_waitqueue_head(&rc->wait);
+	KUNIT_ASSERT_EQ(test, ressd_index_init(&rc->index, 1024, 0), 0);
+	KUNIT_ASSERT_EQ(test, ressd_plug_init(rc), 0);
+	rc->log.ordered_ok = ordered;		/* data_csum is 0 */
+	/* a goes inline; b, while a is in flight, waits in the open record. */
+	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10, 1, REQ_SYNC | REQ_IDLE, &a, &sa));
+	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 20, 1, REQ_SYNC | REQ_IDLE, &b, &sb));
+	spin_lock_irq(&rc->lock);
+	__ressd_log_seal_soon(rc);		/* the end of b's burst */
+	spin_unlock_irq(&rc->lock);
+	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
+	flush_workqueue(rc->wq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t_kicks), 0);
+	/*
+	 * a completes in this task, inside its plug: within its submission
+	 * (as on brd), or after it (as a request dispatched at the end of
+	 * the plug, when its callbacks have run already).
+	 */
+	blk_start_plug(&plug);
+	if (in_submit) {
+		bio_list_init(&on_stack[0]);
+		bio_list_init(&on_stack[1]);
+		current->bio_list = on_stack;
+	}
+	ressd_log_direct_done(rc, BLK_STS_OK);
+	current->bio_list = NULL;
+	flush_workqueue(rc->wq);
+	kicks = atomic_read(&t_kicks);
+	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 10), sa);
+	KUNIT_EXPECT_NE_MSG(test, list_empty(&plug.cb_list), taken,
+			    "a callback on the plug only for ordered chunks, from a submission");
+	/*
+	 * The end of the plug would write b's chunk (no device here): with a
+	 * log flush running it leaves it to the worker instead.
+	 */
+	rc->log.flushing = true;
+	blk_finish_plug(&plug);
+	flush_workqueue(rc->wq);
+	rc->log.flushing = false;
+	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t_kicks), kicks + taken);
+	ressd_plug_release(rc);
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+	return kicks;
+}
+
+/*
+ * An inline write completes within its own submission, in its task's plug
+ * (a device that completes in the submitter's context), while a write waits
+ * in the open record: with chunks without crc32c (data_csum 0, the log
+ * ordered) the end of that plug writes the chunk (__ressd_log_plug_due()),
+ * not the worker after a hop; with crc32c to take, the worker as before;
+ * and outside a submission (a request dispatched at the end of the plug,
+ * after its callbacks ran: one queued then would never run), the worker.
+ */
+static void ressd_log_test_plug_completion(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true), 1);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true), 0);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false), 1);
+}
+
 /*
  * A 1024-slot index, and two devices told apart by address, dev[0] the
  * origin's and the log's (a shared device), dev[1] for a log of its own.
@@ -1124,6 +1213,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_copies),
 	KUNIT_CASE(ressd_log_test_inline),
 	KUNIT_CASE(ressd_log_test_inline_plug),
+	KUNIT_CASE(ressd_log_test_plug_completion),
 	KUNIT_CASE(ressd_log_test_unplug_chunk),
 	KUNIT_CASE(ressd_log_test_flush_direct),
 	KUNIT_CASE(ressd_log_test_record_direct),

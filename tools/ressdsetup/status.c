@@ -18,7 +18,7 @@ static const char *const field_name[] = {
 	"user_write_bytes", "dev_write_bytes", "fill_read_bytes", "units_sparse",
 	"units_prefix", "units_whole", "copy_forwards", "far_moves", "far_dropped",
 	"passed_writes", "log_pass", "alpha_permille", "inline_log_writes",
-	"submitter_log_writes", "density_d",
+	"submitter_log_writes", "density_d", "worker_log_writes",
 };
 
 /* Split @line (copied into @buf) at white space. */
@@ -65,6 +65,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 		&st->copy_forwards, &st->far_moves, &st->far_dropped,
 		&st->passed_writes, &st->log_pass, &st->alpha_permille,
 		&st->inline_log_writes, &st->submitter_log_writes, &st->density_d,
+		&st->worker_log_writes,
 	};
 	int n, i, f;
 
@@ -123,6 +124,7 @@ int status_parse(const char *line, struct ressd_status *st, char *err, size_t er
 	st->has_inline = f > 24;
 	st->has_submitter = f > 25;
 	st->has_density_d = f > 26;
+	st->has_worker = f > 27;
 	st->unknown_fields = (unsigned int)(n - i);
 	return 0;
 }
@@ -302,6 +304,9 @@ void status_print(FILE *f, const char *name, const struct ressd_status *st,
 	if (st->has_submitter && st->submitter_log_writes)
 		fprintf(f, "                  %" PRIu64 " log writes issued by the writers' tasks (end of a plug, a flush)\n",
 			st->submitter_log_writes);
+	if (st->has_worker && st->worker_log_writes)
+		fprintf(f, "                  %" PRIu64 " log writes issued by the worker\n",
+			st->worker_log_writes);
 	fprintf(f, "split reads:      %" PRIu64 "\n", st->split_reads);
 	fprintf(f, "moved home:       %" PRIu64 " blocks in %" PRIu64 " writes\n",
 		st->moved_blocks, st->mover_writes);
@@ -428,6 +433,7 @@ void status_print_json(FILE *f, const char *name, const struct ressd_status *st,
 	json_opt_u64(&j, "inline_log_writes", st->has_inline, st->inline_log_writes);
 	json_opt_u64(&j, "submitter_log_writes", st->has_submitter, st->submitter_log_writes);
 	json_opt_u64(&j, "density_d", st->has_density_d, st->density_d);
+	json_opt_u64(&j, "worker_log_writes", st->has_worker, st->worker_log_writes);
 	if (st->has_write_bytes && st->user_write_bytes)
 		json_double(&j, "write_amplification",
 			    (double)st->dev_write_bytes / (double)st->user_write_bytes);

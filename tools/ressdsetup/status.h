@@ -36,6 +36,8 @@ struct ressd_status {
 	u64 submitter_log_writes;
 	bool has_density_d;
 	u64 density_d;		/* the last density round's threshold */
+	bool has_worker;
+	u64 worker_log_writes;
 	unsigned int unknown_fields;	/* fields after the known ones (newer kernel) */
 };
 
