@@ -89,7 +89,7 @@ dm_create r1 "$base"
 st=$(dmsetup status r1)
 echo "status: $st"
 nf=$(wc -w <<<"$st")
-[ "$nf" -eq 30 ] || fail "status has $nf words, expected 3 + 10 fields + 17 extras"
+[ "$nf" -eq 31 ] || fail "status has $nf words, expected 3 + 10 fields + 18 extras"
 [ "$(status_field r1 1)" = "0/$((LOGSZ / 8 - 2))" ] || fail "log use field: $(status_field r1 1)"
 [ "$(status_field r1 10)" = rw ] || fail "mode field: $(status_field r1 10)"
 t1=$(dmsetup table r1)
