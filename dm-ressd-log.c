@@ -20,9 +20,9 @@
  * lone synchronous write goes there from map() (__ressd_log_direct()), and
  * the task that ends a plug of writes it waits for, or of writes without
  * crc32c to take, writes their chunk itself (__ressd_log_unplug_chunk(),
- * from the callback map() queued on its plug); so does a writer whose own
- * inline write completed within its submission (a device that completes in
- * the submitter's context) while other writers' data waited
+ * from the callback map() queued on its plug), also when its own inline
+ * write completed within its submission (a device that completes in the
+ * submitter's context) while other writers' data waited
  * (__ressd_log_plug_due()).  A record is sealed when it is
  * full, at a flush or FUA, or at the end of the log; the worker then writes
  * the data still pending and the trailer that commits the whole record, as
@@ -1403,12 +1403,6 @@ int ressd_plug_init(struct ressd_c *rc)
 EXPORT_SYMBOL_IF_KUNIT(ressd_plug_init);
 
 /*
- * A small write joins the open record in a plug: queue the callback that
- * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
- * write its task waits for once the plug ends (the writeback of an fsync),
- * which the task then writes itself (ressd_unplug()).
- */
-/*
  * Queue the end-of-burst callback on the current task's plug (once a plug;
  * @waited: a write the task waits for).  False without a plug.
  */
@@ -1432,6 +1426,12 @@ static bool ressd_plug_queue(struct ressd_c *rc, bool waited)
 	return true;
 }
 
+/*
+ * A small write joins the open record in a plug: queue the callback that
+ * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
+ * write its task waits for once the plug ends (the writeback of an fsync),
+ * which the task then writes itself (ressd_unplug()).
+ */
 bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
 {
 	return ressd_plug_queue(rc, (opf & (REQ_SYNC | REQ_IDLE)) == REQ_SYNC);
@@ -1441,25 +1441,35 @@ EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
 /*
  * A small write that map() remapped to the idle log (__ressd_log_direct())
  * completed within its own submission (current->bio_list: a device that
- * completes in the submitter's context, as brd or zram do), inside its
- * task's plug, while the open record's data of other writers waits: that
- * task writes their chunk when its plug ends (ressd_unplug()), not the
- * worker after a hop.  The task is one of the target's writers, and a
- * callback queued from within a submission runs when the plug is finished
- * or flushed (a flush from schedule() hands the chunk to the worker).  Not
- * from a chunk's own completion (a chain of chunks would keep one task
- * writing everyone's), not with commit_delay_us (the worker would write
- * at once), and only for chunks without crc32c to take (the worker takes
- * those beside the writers' tasks; ressd_unplug() asks again).  The
- * destructor releases the callbacks' handle only after the completions
- * (synchronize_rcu()).  (rc->lock held; never sleeps.)
+ * completes in the submitter's context, as brd or zram do), while the open
+ * record's data of other writers waits: when the task's plug already holds
+ * the end-of-burst callback that map() queued for a write of this target
+ * (a batch of writes in one plug), that callback writes their chunk when
+ * the plug ends (ressd_unplug()), not the worker after a hop.  A callback
+ * still on the plug's list is sure to run (flush_plug_callbacks() empties
+ * it; from schedule() it hands the chunk to the worker), and the task is
+ * one of the target's writers.  None is allocated here: one queued while a
+ * plug dispatches its requests, after its callbacks ran (6.12's
+ * __submit_bio() plugs each bio), would never run.  Not from a chunk's own
+ * completion (a chain of chunks would keep one task writing everyone's),
+ * not with commit_delay_us (the worker would write at once), and only for
+ * chunks without crc32c to take (the worker takes those beside the
+ * writers' tasks; ressd_unplug() asks again).  The destructor releases the
+ * callbacks' handle only after the completions (synchronize_rcu()).
+ * (rc->lock held; never sleeps.)
  */
 static bool __ressd_log_plug_due(struct ressd_c *rc)
 {
+	struct blk_plug_cb *cb;
+
 	lockdep_assert_held(&rc->lock);
-	return in_task() && current->bio_list && current->plug && rc->plug &&
-	       !READ_ONCE(commit_delay_us) && ressd_log_ordered(rc) &&
-	       ressd_plug_queue(rc, false);
+	if (!in_task() || !current->bio_list || !current->plug || !rc->plug ||
+	    READ_ONCE(commit_delay_us) || !ressd_log_ordered(rc))
+		return false;
+	list_for_each_entry(cb, &current->plug->cb_list, list)
+		if (cb->callback == ressd_unplug && cb->data == rc->plug)
+			return true;
+	return false;
 }
 
 void ressd_plug_release(struct ressd_c *rc)
