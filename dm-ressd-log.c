@@ -703,21 +703,18 @@ static void ressd_log_wake(struct ressd_c *rc, bool kick)
  * Has the worker something to do once the log write in flight is done?
  * (rc->lock held, after the completion's update of the log.)
  */
-static bool __ressd_log_worker_due(struct ressd_c *rc, blk_status_t status)
+/* Work for the worker besides the open record's pending data. (rc->lock held) */
+static bool __ressd_log_other_work(struct ressd_c *rc)
 {
 	lockdep_assert_held(&rc->lock);
-	return status || !list_empty(&rc->log.sealed) || rc->log.write_pending ||
-	       !bio_list_empty(&rc->log.flush_waiters) ||
+	return !list_empty(&rc->log.sealed) || !bio_list_empty(&rc->log.flush_waiters) ||
 	       !bio_list_empty(&rc->deferred) || !bio_list_empty(&rc->inval_retry);
 }
 
-/* Of what the worker does, only the open record's pending data waits. (rc->lock held) */
-static bool __ressd_log_only_pending(struct ressd_c *rc)
+static bool __ressd_log_worker_due(struct ressd_c *rc, blk_status_t status)
 {
 	lockdep_assert_held(&rc->lock);
-	return rc->log.write_pending && list_empty(&rc->log.sealed) &&
-	       bio_list_empty(&rc->log.flush_waiters) &&
-	       bio_list_empty(&rc->deferred) && bio_list_empty(&rc->inval_retry);
+	return status || rc->log.write_pending || __ressd_log_other_work(rc);
 }
 
 /*
@@ -1403,10 +1400,12 @@ int ressd_plug_init(struct ressd_c *rc)
 EXPORT_SYMBOL_IF_KUNIT(ressd_plug_init);
 
 /*
- * Queue the end-of-burst callback on the current task's plug (once a plug;
- * @waited: a write the task waits for).  False without a plug.
+ * A small write joins the open record in a plug: queue the callback that
+ * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
+ * write its task waits for once the plug ends (the writeback of an fsync),
+ * which the task then writes itself (ressd_unplug()).
  */
-static bool ressd_plug_queue(struct ressd_c *rc, bool waited)
+bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
 {
 	struct blk_plug_cb *cb = blk_check_plugged(ressd_unplug, rc->plug,
 						   sizeof(struct ressd_plug_cb));
@@ -1421,20 +1420,9 @@ static bool ressd_plug_queue(struct ressd_c *rc, bool waited)
 		__module_get(THIS_MODULE);	/* the callback is our code */
 		pcb->counted = true;
 	}
-	if (waited)
+	if ((opf & (REQ_SYNC | REQ_IDLE)) == REQ_SYNC)
 		pcb->waited = true;
 	return true;
-}
-
-/*
- * A small write joins the open record in a plug: queue the callback that
- * ends the burst.  @opf: the write's flags; REQ_SYNC without REQ_IDLE is a
- * write its task waits for once the plug ends (the writeback of an fsync),
- * which the task then writes itself (ressd_unplug()).
- */
-bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
-{
-	return ressd_plug_queue(rc, (opf & (REQ_SYNC | REQ_IDLE)) == REQ_SYNC);
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
 
@@ -1533,7 +1521,7 @@ static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 	__ressd_chunk_written(rc, r, status);
 	work = __ressd_log_worker_due(rc, status);
 	/* Only the open record's data waits: its writer's plug may take it. */
-	if (work && !status && __ressd_log_only_pending(rc) && __ressd_log_plug_due(rc))
+	if (work && !status && !__ressd_log_other_work(rc) && __ressd_log_plug_due(rc))
 		work = false;
 	spin_unlock_irqrestore(&rc->lock, flags);
 	ressd_log_wake(rc, work);
@@ -1576,12 +1564,12 @@ void ressd_log_work(struct ressd_c *rc)
 				ressd_chunk_done(r);
 			else
 				ressd_record_done(r);
-		} else if (chunk) {
-			atomic64_inc(&rc->worker_log_writes);
-			ressd_chunk_submit(rc, r);
 		} else {
 			atomic64_inc(&rc->worker_log_writes);
-			ressd_record_submit(rc, r, NULL);
+			if (chunk)
+				ressd_chunk_submit(rc, r);
+			else
+				ressd_record_submit(rc, r, NULL);
 		}
 	}
 	ressd_worker_flush(rc);

@@ -44,16 +44,8 @@ trap cleanup_brd EXIT
 [ -b $RAM ] || fail "no $RAM after modprobe brd"
 writer_build
 
-# flakey <sectors> <offset> pass|drop: a dm-flakey table over the RAM disk.
-flakey() {
-	if [ "$3" = pass ]; then
-		echo "0 $1 flakey $RAM $2 1 0"
-	else
-		echo "0 $1 flakey $RAM $2 0 1 1 drop_writes"
-	fi
-}
-dm_create sc_a "$(flakey $ORIGIN 0 pass)"
-dm_create sc_b "$(flakey $LOGSZ $ORIGIN pass)"
+dm_create sc_a "$(flakey_pass $RAM $ORIGIN)"
+dm_create sc_b "$(flakey_pass $RAM $LOGSZ $ORIGIN)"
 zero_at /dev/mapper/sc_b 8 0
 T="0 $ORIGIN ressd /dev/mapper/sc_a 0 /dev/mapper/sc_b 0 $LOGSZ 2 data_csum 0"
 dm_create sc "$T"
@@ -101,8 +93,8 @@ sleep 3
 # Stop checking reads: after the cut they may see dropped writes.
 kill -USR1 $wpid
 wait_for_line "$W" '^reads-off' 30 $wpid
-dmsetup reload sc_a --table "$(flakey $ORIGIN 0 drop)" &&
-	dmsetup reload sc_b --table "$(flakey $LOGSZ $ORIGIN drop)" || fail "loading the cut"
+dmsetup reload sc_a --table "$(flakey_drop $RAM $ORIGIN)" &&
+	dmsetup reload sc_b --table "$(flakey_drop $RAM $LOGSZ $ORIGIN)" || fail "loading the cut"
 kill -0 $wpid 2>/dev/null || { cat "$W"; fail "the writer died before the cut"; }
 cut=$("$WRITER" now)
 power_cut_switch sc_a sc_b
@@ -116,8 +108,8 @@ cat "$W"
 [ $rc -ne 1 ] || fail "the writer reported a violation"
 show_status sc "after the cut"
 dm_remove sc
-dm_switch sc_a "$(flakey $ORIGIN 0 pass)"
-dm_switch sc_b "$(flakey $LOGSZ $ORIGIN pass)"
+dm_switch sc_a "$(flakey_pass $RAM $ORIGIN)"
+dm_switch sc_b "$(flakey_pass $RAM $LOGSZ $ORIGIN)"
 dm_create sc "$T"
 writer_verify $dev "$J" "after the cut" crash "$cut"
 dm_remove sc

@@ -150,10 +150,10 @@ dm_switch() {
 		fail "could not switch $1 to: $2"
 }
 
-# dm-flakey tables over <dev> of <sectors> sectors: always up, and always
-# down (every write dropped, as from a power cut on).
-flakey_pass() { echo "0 $2 flakey $1 0 1 0"; }
-flakey_drop() { echo "0 $2 flakey $1 0 0 1 1 drop_writes"; }
+# dm-flakey tables over <dev> of <sectors> sectors [from <offset>]: always
+# up, and always down (every write dropped, as from a power cut on).
+flakey_pass() { echo "0 $2 flakey $1 ${3:-0} 1 0"; }
+flakey_drop() { echo "0 $2 flakey $1 ${3:-0} 0 1 1 drop_writes"; }
 
 # A power cut under two dm-flakey devices, in two steps so that a test can
 # take the cut time between them.  power_cut_load <name> <dev> <sectors>
