@@ -282,7 +282,8 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal);
  * device is idle; otherwise let it gather until the write in flight is done
  * (group commit: chunks grow with the load).
  */
-static unsigned int commit_delay_us;
+VISIBLE_IF_KUNIT unsigned int commit_delay_us;
+EXPORT_SYMBOL_IF_KUNIT(commit_delay_us);
 module_param(commit_delay_us, uint, 0644);
 MODULE_PARM_DESC(commit_delay_us,
 		 "Longest wait for more small writes before an idle log writes them (0: none)");
@@ -313,14 +314,16 @@ void __ressd_log_seal_soon(struct ressd_c *rc)
 	/*
 	 * Whatever happens next (a write completes, or the timer fires)
 	 * writes the pending data because of this flag; the timer of an
-	 * earlier burst may already be running, and serves this one too.
+	 * earlier burst, if queued, serves this one too.  Not one whose
+	 * callback is running: it may have looked at the flag already (it
+	 * drops rc->lock before it returns), so start it again.
 	 */
 	rc->log.write_pending = true;
 	if (!__ressd_log_idle(rc))
 		return;
 	if (!delay)
 		ressd_kick(rc);
-	else if (!hrtimer_active(&rc->log.seal_timer))
+	else if (!hrtimer_is_queued(&rc->log.seal_timer))
 		hrtimer_start(&rc->log.seal_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL);
 }

@@ -579,6 +579,9 @@ void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
  * (rc->lock held, never sleeps).
  */
 void __ressd_log_seal_soon(struct ressd_c *rc);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int commit_delay_us;	/* the module parameter */
+#endif
 /*
  * A small write just reserved, written by map() itself when the log is
  * idle (no worker hop): true if __ressd_log_direct() made it the chunk in

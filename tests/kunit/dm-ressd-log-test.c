@@ -22,6 +22,8 @@
 #include <kunit/test.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -1210,6 +1212,68 @@ static void ressd_log_test_flush_direct(struct kunit *test)
 	t_teardown(t);
 }
 
+static enum hrtimer_restart (*t_seal_fn)(struct hrtimer *t);
+static struct ressd_c *t_seal_rc;
+static atomic_t t_seal_runs;
+
+/*
+ * The seal timer's own callback, then, the first time, the end of a burst
+ * in the window after the callback dropped rc->lock and before it returned
+ * (another CPU's, in life): the timer is still running there, not queued.
+ */
+static enum hrtimer_restart t_seal_then_burst(struct hrtimer *h)
+{
+	struct ressd_c *rc = t_seal_rc;
+	enum hrtimer_restart ret = t_seal_fn(h);
+	unsigned long flags;
+
+	if (atomic_inc_return(&t_seal_runs) == 1) {
+		spin_lock_irqsave(&rc->lock, flags);
+		__ressd_log_seal_soon(rc);
+		spin_unlock_irqrestore(&rc->lock, flags);
+	}
+	return ret;
+}
+
+/*
+ * With commit_delay_us, a burst that ends while the seal timer's callback
+ * is still running (it found nothing to write: the data of the burst that
+ * started it went with a write in flight) must still get its data written:
+ * the timer starts again, and kicks the worker when it fires.
+ */
+static void ressd_log_test_seal_timer_running(struct kunit *test)
+{
+	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct ressd_c *rc = t->rc;
+	unsigned int delay = commit_delay_us;
+	int i;
+
+	/*
+	 * A lock class of its own: the timer takes it in hard interrupt
+	 * context, and other tests take the index lock under t_setup()'s
+	 * class with interrupts on (the target never does).
+	 */
+	spin_lock_init(&rc->lock);
+	INIT_WORK(&rc->worker, t_count_kick);
+	atomic_set(&t_kicks, 0);
+	atomic_set(&t_seal_runs, 0);
+	t_seal_rc = rc;
+	t_seal_fn = rc->log.seal_timer.function;
+	rc->log.seal_timer.function = t_seal_then_burst;
+	commit_delay_us = 1000;
+	t_reserve(test, t, 1);			/* the burst's data, not written */
+	KUNIT_EXPECT_FALSE(test, rc->log.write_pending);
+	hrtimer_start(&rc->log.seal_timer, ms_to_ktime(1), HRTIMER_MODE_REL);
+	for (i = 0; i < 50 && !atomic_read(&t_kicks); i++)
+		msleep(20);
+	hrtimer_cancel(&rc->log.seal_timer);
+	commit_delay_us = delay;
+	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t_seal_runs), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t_kicks), 1);
+	t_teardown(t);
+}
+
 static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_plug_after_dtr),
 	KUNIT_CASE(ressd_log_test_plug_seals),
@@ -1219,6 +1283,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_inline),
 	KUNIT_CASE(ressd_log_test_inline_plug),
 	KUNIT_CASE(ressd_log_test_plug_completion),
+	KUNIT_CASE(ressd_log_test_seal_timer_running),
 	KUNIT_CASE(ressd_log_test_unplug_chunk),
 	KUNIT_CASE(ressd_log_test_flush_direct),
 	KUNIT_CASE(ressd_log_test_record_direct),
