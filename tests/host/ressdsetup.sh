@@ -296,6 +296,23 @@ expect_fail 1 "--log-mode: 'sometimes' is not always, never or auto" \
 	"$tool" format "$img" --reserved 4M --log-mode sometimes --batch --force
 ok "format --log-mode: kept in the label, in the table line and check; refusals"
 
+# ---- data_csum in the label ----
+"$tool" format "$img" --reserved 4M --dev-model "$pm" --log-mode auto --data-csum 0 --batch --force \
+	>/dev/null || fail "format --data-csum 0"
+"$tool" table "$img" | grep -q " 14 small_write_max .* dev_model $pm log_mode auto data_csum 0$" ||
+	fail "table with data_csum 0: $("$tool" table "$img")"
+"$tool" check "$img" | grep -qx "  data csum      0" || fail "check: no data csum line"
+"$tool" format "$img" --reserved 4M --data-csum 0 --batch --force >/dev/null || fail "format --data-csum 0 alone"
+"$tool" table "$img" | grep -q " 10 small_write_max .* mover_batch 1024 data_csum 0$" ||
+	fail "table with data_csum 0 alone: $("$tool" table "$img")"
+"$tool" format "$img" --reserved 4M --data-csum 1 --batch --force >/dev/null || fail "format --data-csum 1"
+"$tool" table "$img" | grep -q " 8 small_write_max .* mover_batch 1024$" ||
+	fail "table with data_csum 1: $("$tool" table "$img")"
+! "$tool" check "$img" | grep -q "data csum" || fail "check: a data csum line for the default"
+expect_fail 1 "--data-csum: 'yes' is not 0 or 1" \
+	"$tool" format "$img" --reserved 4M --data-csum yes --batch --force
+ok "format --data-csum: kept in the label, in the table line and check; refusals"
+
 # ---- a separate log device ----
 dev=$tmp/dev.img log=$tmp/log.img
 truncate -s 32M "$dev"

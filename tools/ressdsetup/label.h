@@ -25,6 +25,7 @@
 #define RESSD_LABEL_DENSITY	0x4U	/* mover_policy density (needs a model's unit) */
 #define RESSD_LABEL_LOG_NEVER	0x8U	/* log_mode never */
 #define RESSD_LABEL_LOG_AUTO	0x10U	/* log_mode auto (needs a model) */
+#define RESSD_LABEL_NO_DATA_CSUM 0x80U	/* data_csum 0 */
 /*
  * Converted in place (ressdsetup convert): the normal area starts at sector
  * 0 of the device, but its first RESSD_LABEL_AREA_SECTORS sectors (where
@@ -37,7 +38,7 @@
 #define RESSD_LABEL_RESTORING	0x40U
 #define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL | RESSD_LABEL_DENSITY | \
 				 RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO | RESSD_LABEL_HEAD | \
-				 RESSD_LABEL_RESTORING)
+				 RESSD_LABEL_RESTORING | RESSD_LABEL_NO_DATA_CSUM)
 /* The normal area starts at this boundary (1 MiB), after the label. */
 #define RESSD_LABEL_AREA_SECTORS	2048ULL
 #define RESSD_LABEL_PATH_MAX	256

@@ -62,7 +62,7 @@ static const char *const cmd_name[C_NR] = {
 struct opts {
 	const char *reserved, *log_device, *log_offset;
 	const char *small_write_max, *high_watermark, *low_watermark, *mover_batch;
-	const char *dev_model, *mover_policy, *log_mode;
+	const char *dev_model, *mover_policy, *log_mode, *data_csum;
 	const char *from_line, *table_line, *interval, *count;
 	bool batch, force, json, watch, readonly, drain, verbose, repair;
 	const char *pos[4];
@@ -89,6 +89,7 @@ static const struct optdef optdefs[] = {
 	{ "dev-model", true, M(C_FORMAT) | M(C_CONVERT), STR(dev_model) },
 	{ "mover-policy", true, M(C_FORMAT) | M(C_CONVERT), STR(mover_policy) },
 	{ "log-mode", true, M(C_FORMAT) | M(C_CONVERT), STR(log_mode) },
+	{ "data-csum", true, M(C_FORMAT) | M(C_CONVERT), STR(data_csum) },
 	{ "from-line", true, M(C_STATUS), STR(from_line) },
 	{ "table-line", true, M(C_STATUS), STR(table_line) },
 	{ "interval", true, M(C_STATUS), STR(interval) },
@@ -108,7 +109,7 @@ static const char *const cmd_usage[C_NR] = {
 	"format <device> --reserved <size> [--log-device <dev> [--log-offset <bytes>]]\n"
 	"         [--small-write-max <sectors>] [--high-watermark <%>] [--low-watermark <%>]\n"
 	"         [--mover-batch <sectors>] [--dev-model <model>] [--mover-policy fifo|density]\n"
-	"         [--log-mode always|never|auto] [--batch] [--force]",
+	"         [--log-mode always|never|auto] [--data-csum 0|1] [--batch] [--force]",
 	"table <device> [--log-device <dev>]",
 	"open <device> <name> [--log-device <dev>] [--readonly]",
 	"close <name> [--drain]",
@@ -120,7 +121,8 @@ static const char *const cmd_usage[C_NR] = {
 	"       dump --log-device <dev> [--log-offset <bytes>] [--json]",
 	"convert <partition> --reserved <size> [--small-write-max <sectors>] [--high-watermark <%>]\n"
 	"         [--low-watermark <%>] [--mover-batch <sectors>] [--dev-model <model>]\n"
-	"         [--mover-policy fifo|density] [--log-mode always|never|auto] [--batch] [--repair]",
+	"         [--mover-policy fifo|density] [--log-mode always|never|auto] [--data-csum 0|1]\n"
+	"         [--batch] [--repair]",
 	"decommission <partition> [--batch] [--repair]",
 };
 
@@ -293,16 +295,18 @@ static void build_table(char *buf, size_t n, const char *dev, const char *logdev
 	bool density = l->flags & RESSD_LABEL_DENSITY;
 	const char *lm = l->flags & RESSD_LABEL_LOG_AUTO ? " log_mode auto" :
 			 l->flags & RESSD_LABEL_LOG_NEVER ? " log_mode never" : "";
+	const char *dc = l->flags & RESSD_LABEL_NO_DATA_CSUM ? " data_csum 0" : "";
 
 	ressd_devmodel_format(&l->dm, model, sizeof(model));
 	snprintf(buf, n,
 		 "0 %" PRIu64 " ressd %s %" PRIu64 " %s %" PRIu64 " %" PRIu64
-		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s%s",
+		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s%s%s",
 		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_offset,
-		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0) + (*lm ? 2 : 0),
+		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0) + (*lm ? 2 : 0) +
+		 (*dc ? 2 : 0),
 		 l->t.small_write_max, l->t.high_watermark, l->t.low_watermark,
 		 l->t.mover_batch, has_model ? " dev_model " : "", has_model ? model : "",
-		 density ? " mover_policy density" : "", lm);
+		 density ? " mover_policy density" : "", lm, dc);
 }
 
 /*
@@ -387,9 +391,9 @@ static int zero_range(const struct rdev *d, u64 off, u64 len)
 }
 
 /*
- * The tunables, the device model, the mover policy and the log mode of @o
- * (format, convert) into @l (its flags included): EXIT_OK, or EXIT_PARAM
- * after a message.
+ * The tunables, the device model, the mover policy, the log mode and
+ * data_csum of @o (format, convert) into @l (its flags included): EXIT_OK,
+ * or EXIT_PARAM after a message.
  */
 static int label_options(const char *cmd, const struct opts *o, struct ressd_label *l)
 {
@@ -439,8 +443,14 @@ static int label_options(const char *cmd, const struct opts *o, struct ressd_lab
 		errmsg("%s: --log-mode auto needs a --dev-model", cmd);
 		return EXIT_PARAM;
 	}
+	if (o->data_csum && strcmp(o->data_csum, "0") && strcmp(o->data_csum, "1")) {
+		errmsg("%s: --data-csum: '%s' is not 0 or 1", cmd, o->data_csum);
+		return EXIT_PARAM;
+	}
 	if (density)
 		l->flags |= RESSD_LABEL_DENSITY;
+	if (o->data_csum && !strcmp(o->data_csum, "0"))
+		l->flags |= RESSD_LABEL_NO_DATA_CSUM;
 	if (o->log_mode && !strcasecmp(o->log_mode, "never"))
 		l->flags |= RESSD_LABEL_LOG_NEVER;
 	if (o->log_mode && !strcasecmp(o->log_mode, "auto"))
@@ -1448,6 +1458,8 @@ static void report_label(struct ctx *c)
 		say(c, "  mover policy   density");
 	if (l->flags & (RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO))
 		say(c, "  log mode       %s", l->flags & RESSD_LABEL_LOG_AUTO ? "auto" : "never");
+	if (l->flags & RESSD_LABEL_NO_DATA_CSUM)
+		say(c, "  data csum      0");
 	if (c->dev.size / SECTOR_SIZE != l->device_sectors)
 		say(c, "  note: %s is %" PRIu64 " sectors now, %" PRIu64 " when formatted "
 		    "(the layout stays as formatted)", c->dev_path, c->dev.size / SECTOR_SIZE,

@@ -133,11 +133,15 @@ dmesg | grep -q "Bad superblock checksum" || { dmesg | tail; fail "the kernel's 
 "$T" check "$A" >"$TMPDIR/check"
 [ $? -eq 4 ] || fail "check did not call the damaged log unusable"
 grep -q 'dm-ressd refuses the log with "Bad superblock checksum"' "$TMPDIR/check" || fail "check's reason"
-note "ext4: format, open, mkfs, mount, files, umount, close, open, files intact"
+note "ext4 (data_csum 0): format, open, mkfs, mount, files, umount, close, open, files intact"
 M=/run/ressd-mnt
 mkdir -p "$M"
-"$T" format "$A" --reserved 32M --batch --force >/dev/null || fail "format for ext4"
+"$T" format "$A" --reserved 32M --data-csum 0 --batch --force >/dev/null || fail "format for ext4"
+table=$("$T" table "$A")
 "$T" open "$A" fs || fail "open fs"
+[ "$(dmsetup table fs)" = "${table//$A/$(majmin "$A")}" ] ||
+	fail "dmsetup table: $(dmsetup table fs); ressdsetup table: $table"
+[ "${table% data_csum 0}" != "$table" ] || fail "no data_csum 0 in the table: $table"
 mkfs.ext4 -q -F /dev/mapper/fs || fail "mkfs.ext4"
 mount /dev/mapper/fs "$M" || fail "mount"
 for ((i = 0; i < 200; i++)); do
