@@ -282,9 +282,9 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_seal);
  * device is idle; otherwise let it gather until the write in flight is done
  * (group commit: chunks grow with the load).
  */
-VISIBLE_IF_KUNIT unsigned int commit_delay_us;
-EXPORT_SYMBOL_IF_KUNIT(commit_delay_us);
-module_param(commit_delay_us, uint, 0644);
+VISIBLE_IF_KUNIT unsigned int ressd_commit_delay_us;
+EXPORT_SYMBOL_IF_KUNIT(ressd_commit_delay_us);
+module_param_named(commit_delay_us, ressd_commit_delay_us, uint, 0644);
 MODULE_PARM_DESC(commit_delay_us,
 		 "Longest wait for more small writes before an idle log writes them (0: none)");
 
@@ -306,7 +306,7 @@ static bool __ressd_log_submitter_may_write(struct ressd_c *rc)
 
 void __ressd_log_seal_soon(struct ressd_c *rc)
 {
-	unsigned int delay = READ_ONCE(commit_delay_us);
+	unsigned int delay = READ_ONCE(ressd_commit_delay_us);
 
 	lockdep_assert_held(&rc->lock);
 	if (!rc->log.open || bio_list_empty(&rc->log.open->bios))
@@ -984,11 +984,15 @@ static bool ressd_lw_finish(struct ressd_log_write *w)
 	return atomic_dec_and_test(&w->r->remaining);
 }
 
-/* Write the chunk the worker took from the open record: data blocks only. */
-static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
+/*
+ * Write the chunk taken from the open record: data blocks only.  With
+ * @spare, a bio of BIO_MAX_VECS vectors allocated already, into which the
+ * whole chunk fits (__ressd_chunk_fits()): nothing is allocated here.
+ */
+static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r, struct bio *spare)
 {
 	struct ressd_log_write w = {
-		.rc = rc, .r = r, .opf = REQ_OP_WRITE | REQ_SYNC,
+		.rc = rc, .r = r, .opf = REQ_OP_WRITE | REQ_SYNC, .spare = spare,
 		.end_io = ressd_chunk_endio,
 		.sector = ressd_slot_sector(rc, r->start + r->chunk_first),
 	};
@@ -1234,7 +1238,7 @@ bool __ressd_log_direct(struct ressd_c *rc, struct bio *bio)
 	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
-	if (READ_ONCE(commit_delay_us) || !r || !__ressd_log_submitter_may_write(rc) ||
+	if (READ_ONCE(ressd_commit_delay_us) || !r || !__ressd_log_submitter_may_write(rc) ||
 	    (current->plug && (bio->bi_opf & (REQ_SYNC | REQ_IDLE)) != (REQ_SYNC | REQ_IDLE)) ||
 	    r->bios.head != bio || r->bios.tail != bio ||
 	    r->nr_data - r->nr_sub != bio->bi_iter.bi_size >> RESSD_BLOCK_SHIFT)
@@ -1303,7 +1307,7 @@ struct ressd_record *__ressd_log_unplug_chunk(struct ressd_c *rc)
 	struct ressd_record *r = rc->log.open;
 
 	lockdep_assert_held(&rc->lock);
-	if (READ_ONCE(commit_delay_us) || !r || bio_list_empty(&r->bios) ||
+	if (READ_ONCE(ressd_commit_delay_us) || !r || bio_list_empty(&r->bios) ||
 	    !__ressd_log_submitter_may_write(rc))
 		return NULL;
 	__ressd_take_chunk(rc, r);
@@ -1315,7 +1319,7 @@ EXPORT_SYMBOL_IF_KUNIT(__ressd_log_unplug_chunk);
 /* Write the chunk __ressd_log_unplug_chunk() took (no lock held; may sleep). */
 void ressd_log_chunk_submit(struct ressd_c *rc, struct ressd_record *r)
 {
-	ressd_chunk_submit(rc, r);
+	ressd_chunk_submit(rc, r, NULL);
 }
 
 /*
@@ -1430,6 +1434,32 @@ bool ressd_plug_burst(struct ressd_c *rc, blk_opf_t opf)
 EXPORT_SYMBOL_IF_KUNIT(ressd_plug_burst);
 
 /*
+ * In a bio submission of this task (current->bio_list: a log device that
+ * completes in its submitter's context, as brd or zram), with chunks
+ * without crc32c to take and commit_delay_us 0: where a completion may
+ * leave the open record's pending data to this task.  (Any lock or none.)
+ */
+static bool ressd_log_in_submission(struct ressd_c *rc)
+{
+	return in_task() && current->bio_list && !READ_ONCE(ressd_commit_delay_us) &&
+	       ressd_log_ordered(rc);
+}
+
+/* Does the pending data of @r fit one bio of BIO_MAX_VECS vectors? (rc->lock held) */
+static bool __ressd_chunk_fits(struct ressd_record *r)
+{
+	unsigned int segs = 0;
+	struct bio *b;
+
+	bio_list_for_each(b, &r->bios) {
+		segs += bio_segments(b);
+		if (segs > BIO_MAX_VECS)
+			return false;
+	}
+	return true;
+}
+
+/*
  * A small write that map() remapped to the idle log (__ressd_log_direct())
  * completed within its own submission (current->bio_list: a device that
  * completes in the submitter's context, as brd or zram do), while the open
@@ -1454,8 +1484,7 @@ static bool __ressd_log_plug_due(struct ressd_c *rc)
 	struct blk_plug_cb *cb;
 
 	lockdep_assert_held(&rc->lock);
-	if (!in_task() || !current->bio_list || !current->plug || !rc->plug ||
-	    READ_ONCE(commit_delay_us) || !ressd_log_ordered(rc))
+	if (!ressd_log_in_submission(rc) || !current->plug || !rc->plug)
 		return false;
 	list_for_each_entry(cb, &current->plug->cb_list, list)
 		if (cb->callback == ressd_unplug && cb->data == rc->plug)
@@ -1505,9 +1534,21 @@ void ressd_log_direct_submit(struct ressd_c *rc, struct bio *bio)
 	atomic64_add(bio->bi_iter.bi_size, &rc->dev_write_bytes);
 }
 
-static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
+/*
+ * The inline write's completion under rc->lock.  When only the open
+ * record's data waits, its writer's plug takes it (__ressd_log_plug_due());
+ * else, in a submission of this task (ressd_log_in_submission()) with
+ * @spare, a bio allocated without waiting into which the chunk fits, this
+ * task takes it: returned, to be written with @spare once no lock is held
+ * (on 6.12 a write's plug ends inside its submission, before its inline
+ * write is done, so the plug's callback finds the log busy and leaves the
+ * data to whatever comes next).  Not from a chunk's own completion: a
+ * chain of chunks would keep one task writing everyone's.
+ */
+VISIBLE_IF_KUNIT struct ressd_record *__ressd_log_direct_done(struct ressd_c *rc,
+							      blk_status_t status, bool spare)
 {
-	struct ressd_record *r;
+	struct ressd_record *r, *take = NULL;
 	unsigned long flags;
 	bool work;
 
@@ -1517,18 +1558,27 @@ static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 	r = rc->log.inflight;
 	if (WARN_ON_ONCE(!r)) {
 		spin_unlock_irqrestore(&rc->lock, flags);
-		return;
+		return NULL;
 	}
 	if (status)
 		r->status = status;
 	__ressd_chunk_written(rc, r, status);
 	work = __ressd_log_worker_due(rc, status);
-	/* Only the open record's data waits: its writer's plug may take it. */
-	if (work && !status && !__ressd_log_other_work(rc) && __ressd_log_plug_due(rc))
-		work = false;
+	/* Only the open record's data waits: its writer's plug, or this task, may take it. */
+	if (work && !status && !__ressd_log_other_work(rc)) {
+		if (__ressd_log_plug_due(rc)) {
+			work = false;
+		} else if (spare && ressd_log_in_submission(rc) && rc->log.open &&
+			   __ressd_chunk_fits(rc->log.open)) {
+			take = __ressd_log_unplug_chunk(rc);
+			work = !take;
+		}
+	}
 	spin_unlock_irqrestore(&rc->lock, flags);
 	ressd_log_wake(rc, work);
+	return take;
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_direct_done);
 
 /*
  * The write of ressd_log_direct_submit() completed (any context, before the
@@ -1539,9 +1589,23 @@ static void __ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
  */
 void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 {
+	struct ressd_record *r;
+	struct bio *spare = NULL;
+
+	/* Lockless hints: others' data waits, and this task may write it. */
+	if (!status && READ_ONCE(rc->log.write_pending) && ressd_log_in_submission(rc))
+		spare = bio_alloc_bioset(rc->log_dev->bdev, BIO_MAX_VECS, REQ_OP_WRITE,
+					 GFP_NOWAIT, &rc->bs);
 	rcu_read_lock();
-	__ressd_log_direct_done(rc, status);
+	r = __ressd_log_direct_done(rc, status, spare);
+	if (!r && spare)
+		bio_put(spare);		/* before the destructor may free rc->bs */
 	rcu_read_unlock();
+	/* The chunk in flight keeps the target from its destructor. */
+	if (r) {
+		atomic64_inc(&rc->submitter_log_writes);
+		ressd_chunk_submit(rc, r, spare);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_log_direct_done);
 
@@ -1570,7 +1634,7 @@ void ressd_log_work(struct ressd_c *rc)
 		} else {
 			atomic64_inc(&rc->worker_log_writes);
 			if (chunk)
-				ressd_chunk_submit(rc, r);
+				ressd_chunk_submit(rc, r, NULL);
 			else
 				ressd_record_submit(rc, r, NULL);
 		}

@@ -580,7 +580,9 @@ void __ressd_log_seal(struct ressd_c *rc, blk_opf_t flags);
  */
 void __ressd_log_seal_soon(struct ressd_c *rc);
 #if IS_ENABLED(CONFIG_KUNIT)
-extern unsigned int commit_delay_us;	/* the module parameter */
+extern unsigned int ressd_commit_delay_us;	/* the module parameter commit_delay_us */
+/* ressd_log_direct_done() under rc->lock: the chunk this task takes, @spare at hand. */
+struct ressd_record *__ressd_log_direct_done(struct ressd_c *rc, blk_status_t status, bool spare);
 #endif
 /*
  * A small write just reserved, written by map() itself when the log is

@@ -62,7 +62,7 @@ uml_whole='lifecycle-(held|readahead|remove|retry|undo)|log-mode|messages|mover-
 # against the target, 7 minutes (--full, or by hand).
 timing='ftlsim-calibration|guest-probe|guest-ressdsetup'
 # What uml-6.12 cannot run (see there).
-no_uml='home-order|csum-driver|large-small-write'
+no_uml='home-order|csum-driver|large-small-write|sync-complete'
 
 start=$(date +%s)
 passed=0 failed=0
@@ -92,9 +92,9 @@ for layer in "${layers[@]}"; do
 		# large-small-write, whose bios over 1 MiB come from a
 		# transparent huge page, which UML does not have, and
 		# sync-complete, which needs brd (not built into the UML debug
-		# kernels; vm-6.1 runs it)
+		# kernels; both vm layers run it)
 		mapfile -t uml_tests < <(ls tests/functional/*.sh |
-			grep -Ev "/(ftlsim-calibration|sync-complete|$no_uml)\.sh$")
+			grep -Ev "/(ftlsim-calibration|$no_uml)\.sh$")
 		# make test: the input fuzzers on a part of their inputs
 		# (table-fuzz 60 lines a target, corrupt-log every third
 		# mutation from a random start)
@@ -133,11 +133,9 @@ for layer in "${layers[@]}"; do
 		# rather than the target (the emulated SSD's timing calibration,
 		# 2 minutes; guest-ressdsetup, the tool's commands against the
 		# target, 4): the same code on either kernel, and without them
-		# make test stays under 75 minutes; and sync-complete: on 6.12 the writes
-		# that wait still go to the worker from 4 fio jobs (the
-		# hand-off it checks is 6.1's; Documentation/testing.md)
+		# make test stays under 75 minutes
 		[ "$series" = 6.12 ] && mapfile -t vm_tests < <(printf '%s\n' "${vm_tests[@]}" |
-			grep -Ev '/(ftlsim-calibration|guest-ressdsetup|sync-complete)\.sh$')
+			grep -Ev '/(ftlsim-calibration|guest-ressdsetup)\.sh$')
 		# make test (see the top): vm-6.1 leaves out what uml-6.12
 		# checks whole and the timing tests; vm-6.12 runs what
 		# uml-6.12 cannot

@@ -302,6 +302,8 @@ ok "format --log-mode: kept in the label, in the table line and check; refusals"
 "$tool" table "$img" | grep -q " 14 small_write_max .* dev_model $pm log_mode auto data_csum 0$" ||
 	fail "table with data_csum 0: $("$tool" table "$img")"
 "$tool" check "$img" | grep -qx "  data csum      0" || fail "check: no data csum line"
+[ "$("$tool" dump "$img" --json 2>/dev/null | jq -c '.label | [.dev_model, .mover_policy, .log_mode, .data_csum]')" = \
+	"[\"$pm\",\"fifo\",\"auto\",0]" ] || fail "dump --json label: $("$tool" dump "$img" --json | jq -c .label)"
 "$tool" format "$img" --reserved 4M --data-csum 0 --batch --force >/dev/null || fail "format --data-csum 0 alone"
 "$tool" table "$img" | grep -q " 10 small_write_max .* mover_batch 1024 data_csum 0$" ||
 	fail "table with data_csum 0 alone: $("$tool" table "$img")"
@@ -309,6 +311,8 @@ ok "format --log-mode: kept in the label, in the table line and check; refusals"
 "$tool" table "$img" | grep -q " 8 small_write_max .* mover_batch 1024$" ||
 	fail "table with data_csum 1: $("$tool" table "$img")"
 ! "$tool" check "$img" | grep -q "data csum" || fail "check: a data csum line for the default"
+[ "$("$tool" dump "$img" --json 2>/dev/null | jq -c '.label | [.dev_model, .mover_policy, .log_mode, .data_csum]')" = \
+	'["none","fifo","always",1]' ] || fail "dump --json label, defaults: $("$tool" dump "$img" --json | jq -c .label)"
 expect_fail 1 "--data-csum: 'yes' is not 0 or 1" \
 	"$tool" format "$img" --reserved 4M --data-csum yes --batch --force
 ok "format --data-csum: kept in the label, in the table line and check; refusals"

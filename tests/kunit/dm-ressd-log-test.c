@@ -655,9 +655,17 @@ static bool t_inline(struct kunit *test, struct t_alloc *t, u64 block, u32 nr,
 		     blk_opf_t opf, struct bio **out, u32 *slot)
 {
 	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	struct bio_vec *bv = kunit_kzalloc(test, sizeof(*bv), GFP_KERNEL);
+	void *data = kunit_kzalloc(test, nr << RESSD_BLOCK_SHIFT, GFP_KERNEL);
 	bool ok;
 
 	KUNIT_ASSERT_NOT_NULL(test, bio);
+	KUNIT_ASSERT_NOT_NULL(test, bv);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	/* One vector: the log code counts a write's segments. */
+	bvec_set_page(bv, virt_to_page(data), nr << RESSD_BLOCK_SHIFT, offset_in_page(data));
+	bio->bi_io_vec = bv;
+	bio->bi_vcnt = 1;
 	bio->bi_opf = REQ_OP_WRITE | opf;
 	bio->bi_iter.bi_size = nr << RESSD_BLOCK_SHIFT;
 	spin_lock_irq(&t->rc->lock);
@@ -789,23 +797,29 @@ static void t_count_kick(struct work_struct *w)
 	atomic_inc(&t_kicks);
 }
 
+/* What a completion did with the data that waits (t_plug_completion()). */
+enum t_handoff { T_WORKER, T_PLUG, T_TASK };
+
 /*
  * One pass of ressd_log_test_plug_completion: @ordered, chunks without
  * crc32c to take; @in_submit, the completion within the inline write's own
  * submission (current->bio_list); @queued, the task's plug holds the
- * end-of-burst callback of a write of this target.  Returns whether the
- * completion queued the worker.  (UML runs KUnit on one CPU without
- * preemption: a queued worker runs only once the test sleeps.)
+ * end-of-burst callback of a write of this target; @spare, a bio was had
+ * for the chunk.  Returns who has the waiting chunk: the worker (queued),
+ * the plug's callback, or this task (the chunk taken, in flight).  (UML
+ * runs KUnit on one CPU without preemption: a queued worker runs only once
+ * the test sleeps.)
  */
-static bool t_plug_completion(struct kunit *test, bool ordered, bool in_submit,
-			      bool queued)
+static enum t_handoff t_plug_completion(struct kunit *test, bool ordered, bool in_submit,
+					bool queued, bool spare)
 {
 	struct t_alloc *t = t_setup(test, 1024, 64);
 	struct ressd_c *rc = t->rc;
 	struct bio_list on_stack[2], *saved = current->bio_list;
+	struct ressd_record *taken;
 	struct blk_plug plug;
 	struct bio *a, *b;
-	bool kicked;
+	enum t_handoff who;
 	u32 sa, sb;
 
 	INIT_WORK(&rc->worker, t_count_kick);
@@ -835,45 +849,62 @@ static bool t_plug_completion(struct kunit *test, bool ordered, bool in_submit,
 		bio_list_init(&on_stack[1]);
 		current->bio_list = on_stack;
 	}
-	ressd_log_direct_done(rc, BLK_STS_OK);
+	rcu_read_lock();
+	taken = __ressd_log_direct_done(rc, BLK_STS_OK, spare);
+	rcu_read_unlock();
 	current->bio_list = saved;
-	kicked = work_pending(&rc->worker);
+	who = taken ? T_TASK : work_pending(&rc->worker) ? T_WORKER : T_PLUG;
 	KUNIT_EXPECT_EQ(test, t_slot_of(rc, 10), sa);
 	/* The completion never queues a callback of its own. */
 	KUNIT_EXPECT_EQ(test, list_empty(&plug.cb_list), !queued);
-	/*
-	 * The end of the plug would write b's chunk (no device here): with a
-	 * log flush running it leaves it to the worker instead.  Whatever the
-	 * case, the worker or a callback that runs has the chunk: never
-	 * stranded.
-	 */
-	rc->log.flushing = true;
-	blk_finish_plug(&plug);
-	rc->log.flushing = false;
-	flush_workqueue(rc->wq);
-	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
-	KUNIT_EXPECT_GE(test, atomic_read(&t_kicks), 1);
+	if (taken) {
+		/* b's chunk is the write in flight, for this task to write. */
+		KUNIT_EXPECT_PTR_EQ(test, taken, rc->log.open);
+		KUNIT_EXPECT_PTR_EQ(test, rc->log.inflight, taken);
+		KUNIT_EXPECT_PTR_EQ(test, taken->chunk.head, b);
+		KUNIT_EXPECT_FALSE(test, rc->log.write_pending);
+		KUNIT_EXPECT_FALSE(test, work_pending(&rc->worker));
+		blk_finish_plug(&plug);
+		/* Indexed as the chunk's completion would (no bio is ended here). */
+		ressd_log_direct_done(rc, BLK_STS_OK);
+		KUNIT_EXPECT_EQ(test, t_slot_of(rc, 20), sb);
+	} else {
+		/*
+		 * The end of the plug would write b's chunk (no device here):
+		 * with a log flush running it leaves it to the worker instead.
+		 * Whatever the case, the worker or a callback that runs has
+		 * the chunk: never stranded.
+		 */
+		rc->log.flushing = true;
+		blk_finish_plug(&plug);
+		rc->log.flushing = false;
+		flush_workqueue(rc->wq);
+		KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
+		KUNIT_EXPECT_GE(test, atomic_read(&t_kicks), 1);
+	}
 	ressd_plug_release(rc);
 	ressd_index_exit(&rc->index);
 	t_teardown(t);
-	return kicked;
+	return who;
 }
 
 /*
- * An inline write completes within its own submission while a write waits
- * in the open record: with chunks without crc32c (data_csum 0, the log
- * ordered) and the end-of-burst callback of this target already on the
- * task's plug, that callback writes the chunk (__ressd_log_plug_due()), not
- * the worker after a hop.  Otherwise the worker, as before: with crc32c to
- * take, outside a submission, and with no callback of ours on the plug (a
- * plug whose callbacks ran already: one queued then would never run).
+ * An inline write that completes while another writer's data waits in the
+ * open record, its burst ended, when chunks need no crc32c: within its own
+ * submission the plug's callback of this target, if it is there, takes
+ * the chunk, else this task with a bio it could have (6.12: the plug ended
+ * inside the submission, before the inline write was done); with crc32c,
+ * outside a submission, or without a bio, the worker.
  */
 static void ressd_log_test_plug_completion(struct kunit *test)
 {
-	KUNIT_EXPECT_FALSE(test, t_plug_completion(test, true, true, true));
-	KUNIT_EXPECT_TRUE(test, t_plug_completion(test, false, true, true));
-	KUNIT_EXPECT_TRUE(test, t_plug_completion(test, true, false, true));
-	KUNIT_EXPECT_TRUE(test, t_plug_completion(test, true, true, false));
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, true, true), T_PLUG);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, true), T_TASK);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, false), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true, true, true), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true, false, true), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false, true, true), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false, false, true), T_WORKER);
 }
 
 /*
@@ -1245,7 +1276,7 @@ static void ressd_log_test_seal_timer_running(struct kunit *test)
 {
 	struct t_alloc *t = t_setup(test, 1024, 64);
 	struct ressd_c *rc = t->rc;
-	unsigned int delay = commit_delay_us;
+	unsigned int delay = ressd_commit_delay_us;
 	int i;
 
 	/*
@@ -1260,14 +1291,14 @@ static void ressd_log_test_seal_timer_running(struct kunit *test)
 	t_seal_rc = rc;
 	t_seal_fn = rc->log.seal_timer.function;
 	rc->log.seal_timer.function = t_seal_then_burst;
-	commit_delay_us = 1000;
 	t_reserve(test, t, 1);			/* the burst's data, not written */
+	ressd_commit_delay_us = 1000;		/* no assertion until it is put back */
 	KUNIT_EXPECT_FALSE(test, rc->log.write_pending);
 	hrtimer_start(&rc->log.seal_timer, ms_to_ktime(1), HRTIMER_MODE_REL);
 	for (i = 0; i < 50 && !atomic_read(&t_kicks); i++)
 		msleep(20);
 	hrtimer_cancel(&rc->log.seal_timer);
-	commit_delay_us = delay;
+	ressd_commit_delay_us = delay;
 	KUNIT_EXPECT_TRUE(test, rc->log.write_pending);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t_seal_runs), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t_kicks), 1);

@@ -25,7 +25,6 @@
 #define RESSD_LABEL_DENSITY	0x4U	/* mover_policy density (needs a model's unit) */
 #define RESSD_LABEL_LOG_NEVER	0x8U	/* log_mode never */
 #define RESSD_LABEL_LOG_AUTO	0x10U	/* log_mode auto (needs a model) */
-#define RESSD_LABEL_NO_DATA_CSUM 0x80U	/* data_csum 0 */
 /*
  * Converted in place (ressdsetup convert): the normal area starts at sector
  * 0 of the device, but its first RESSD_LABEL_AREA_SECTORS sectors (where
@@ -36,6 +35,7 @@
 #define RESSD_LABEL_HEAD	0x20U
 /* Only in convert.c's intent block: a decommission is putting the head back. */
 #define RESSD_LABEL_RESTORING	0x40U
+#define RESSD_LABEL_NO_DATA_CSUM 0x80U	/* data_csum 0 */
 #define RESSD_LABEL_FLAGS	(RESSD_LABEL_SAME_DEV | RESSD_LABEL_DEVMODEL | RESSD_LABEL_DENSITY | \
 				 RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO | RESSD_LABEL_HEAD | \
 				 RESSD_LABEL_RESTORING | RESSD_LABEL_NO_DATA_CSUM)
@@ -49,7 +49,7 @@ struct ressd_disk_label {
 	__le32 version;		/*  12: RESSD_LABEL_VERSION */
 	__le64 nonce;		/*  16: random */
 	__u8 uuid[16];		/*  24: random (RFC 4122 version 4) */
-	__le32 flags;		/*  40: RESSD_LABEL_SAME_DEV, _DEVMODEL, _DENSITY */
+	__le32 flags;		/*  40: RESSD_LABEL_FLAGS */
 	__le32 block_size;	/*  44: 4096 */
 	__le64 created;		/*  48: seconds since 1970 */
 	__le64 device_sectors;	/*  56: size of this device when formatted */

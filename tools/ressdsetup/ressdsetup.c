@@ -1918,7 +1918,7 @@ static int cmd_dump(const struct opts *o)
 		json_str(&j, "log_device", c.log_path);
 		json_u64(&j, "log_offset_bytes", c.base);
 		if (c.have_dev) {
-			char uuid[37];
+			char uuid[37], model[RESSD_DM_STR_MAX];
 
 			uuid_format(c.label.uuid, uuid);
 			json_obj_begin(&j, "label");
@@ -1932,6 +1932,13 @@ static int cmd_dump(const struct opts *o)
 			json_u64(&j, "high_watermark", c.label.t.high_watermark);
 			json_u64(&j, "low_watermark", c.label.t.low_watermark);
 			json_u64(&j, "mover_batch", c.label.t.mover_batch);
+			ressd_devmodel_format(&c.label.dm, model, sizeof(model));
+			json_str(&j, "dev_model", model);
+			json_str(&j, "mover_policy",
+				 c.label.flags & RESSD_LABEL_DENSITY ? "density" : "fifo");
+			json_str(&j, "log_mode", c.label.flags & RESSD_LABEL_LOG_AUTO ? "auto" :
+				 c.label.flags & RESSD_LABEL_LOG_NEVER ? "never" : "always");
+			json_u64(&j, "data_csum", !(c.label.flags & RESSD_LABEL_NO_DATA_CSUM));
 			json_obj_end(&j);
 		}
 		json_bool(&j, "log_empty", c.blank);
