@@ -23,7 +23,9 @@
  * from the callback map() queued on its plug), also when its own inline
  * write completed within its submission (a device that completes in the
  * submitter's context) while other writers' data waited
- * (__ressd_log_plug_due()).  A record is sealed when it is
+ * (__ressd_log_plug_due()), or, without such a callback, that task writes
+ * it at once with a bio had without waiting (ressd_log_direct_done()).  A
+ * record is sealed when it is
  * full, at a flush or FUA, or at the end of the log; the worker then writes
  * the data still pending and the trailer that commits the whole record, as
  * one sequential write (or map() does, when the small write that closes the
@@ -1002,6 +1004,8 @@ static void ressd_chunk_submit(struct ressd_c *rc, struct ressd_record *r, struc
 	WARN_ON_ONCE(end != r->nr_sub);
 	atomic_set(&r->remaining, 1);
 	ressd_lw_add_bios(&w, &r->chunk);
+	if (WARN_ON_ONCE(w.spare))	/* a chunk without data */
+		bio_put(w.spare);
 	/* Done already (a device that completes at once): as a completion would. */
 	if (ressd_lw_finish(&w)) {
 		rcu_read_lock();
@@ -1291,7 +1295,9 @@ void ressd_log_record_submit(struct ressd_c *rc, struct ressd_record *r, struct 
 
 /*
  * The end of a burst, in the task that made it (its plug is finished, not
- * flushed by schedule(), and it is not inside a bio submission): with the
+ * flushed by schedule(), and it is not inside a bio submission), or the
+ * completion of an inline write within its submission (a task that may
+ * sleep, with a bio at hand: ressd_log_direct_done()): with the
  * log idle and commit_delay_us 0, the open record's pending data becomes
  * the chunk in flight, which the caller writes with
  * ressd_log_chunk_submit() once its locks are dropped; the worker would
@@ -1445,6 +1451,23 @@ static bool ressd_log_in_submission(struct ressd_c *rc)
 	       ressd_log_ordered(rc);
 }
 
+/*
+ * Does the task's plug hold the end-of-burst callback of this target?  Its
+ * own plug's list needs no lock; rc->plug stays while a write of the
+ * target is in flight.
+ */
+static bool ressd_plug_queued(struct ressd_c *rc)
+{
+	struct blk_plug_cb *cb;
+
+	if (!current->plug || !rc->plug)
+		return false;
+	list_for_each_entry(cb, &current->plug->cb_list, list)
+		if (cb->callback == ressd_unplug && cb->data == rc->plug)
+			return true;
+	return false;
+}
+
 /* Does the pending data of @r fit one bio of BIO_MAX_VECS vectors? (rc->lock held) */
 static bool __ressd_chunk_fits(struct ressd_record *r)
 {
@@ -1481,15 +1504,8 @@ static bool __ressd_chunk_fits(struct ressd_record *r)
  */
 static bool __ressd_log_plug_due(struct ressd_c *rc)
 {
-	struct blk_plug_cb *cb;
-
 	lockdep_assert_held(&rc->lock);
-	if (!ressd_log_in_submission(rc) || !current->plug || !rc->plug)
-		return false;
-	list_for_each_entry(cb, &current->plug->cb_list, list)
-		if (cb->callback == ressd_unplug && cb->data == rc->plug)
-			return true;
-	return false;
+	return ressd_log_in_submission(rc) && ressd_plug_queued(rc);
 }
 
 void ressd_plug_release(struct ressd_c *rc)
@@ -1592,8 +1608,14 @@ void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 	struct ressd_record *r;
 	struct bio *spare = NULL;
 
-	/* Lockless hints: others' data waits, and this task may write it. */
-	if (!status && READ_ONCE(rc->log.write_pending) && ressd_log_in_submission(rc))
+	/*
+	 * Lockless hints: others' data waits, no callback of ours on the plug
+	 * takes it, and this task may write it: in a submission, and free to
+	 * sleep (submit_bio_noacct() says so; a blk-mq device may complete a
+	 * request within its dispatch, under rcu_read_lock()).
+	 */
+	if (!status && READ_ONCE(rc->log.write_pending) && ressd_log_in_submission(rc) &&
+	    preemptible() && !rcu_preempt_depth() && !ressd_plug_queued(rc))
 		spare = bio_alloc_bioset(rc->log_dev->bdev, BIO_MAX_VECS, REQ_OP_WRITE,
 					 GFP_NOWAIT, &rc->bs);
 	rcu_read_lock();
@@ -1603,7 +1625,11 @@ void ressd_log_direct_done(struct ressd_c *rc, blk_status_t status)
 	rcu_read_unlock();
 	/* The chunk in flight keeps the target from its destructor. */
 	if (r) {
-		atomic64_inc(&rc->submitter_log_writes);
+		/* The worker too re-maps writes (deferred ones) that may go inline. */
+		if (current_work() == &rc->worker)
+			atomic64_inc(&rc->worker_log_writes);
+		else
+			atomic64_inc(&rc->submitter_log_writes);
 		ressd_chunk_submit(rc, r, spare);
 	}
 }

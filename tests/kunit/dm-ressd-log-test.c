@@ -650,22 +650,30 @@ static void ressd_log_test_plug_seals(struct kunit *test)
 	t_teardown(t);
 }
 
-/* A write of @nr blocks at @block: reserved, and inline if the log lets it. */
-static bool t_inline(struct kunit *test, struct t_alloc *t, u64 block, u32 nr,
-		     blk_opf_t opf, struct bio **out, u32 *slot)
+/*
+ * A write of @nr blocks at @block in @segs vectors of equal length, none
+ * across a page (@segs a multiple of @nr, a power of two a block):
+ * reserved, and inline if the log lets it.
+ */
+static bool t_inline_vecs(struct kunit *test, struct t_alloc *t, u64 block, u32 nr, u32 segs,
+			  blk_opf_t opf, struct bio **out, u32 *slot)
 {
 	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
-	struct bio_vec *bv = kunit_kzalloc(test, sizeof(*bv), GFP_KERNEL);
-	void *data = kunit_kzalloc(test, nr << RESSD_BLOCK_SHIFT, GFP_KERNEL);
+	struct bio_vec *bv = kunit_kcalloc(test, segs, sizeof(*bv), GFP_KERNEL);
+	u8 *data = kunit_kzalloc(test, nr << RESSD_BLOCK_SHIFT, GFP_KERNEL);
+	u32 len = (nr << RESSD_BLOCK_SHIFT) / segs, i;
 	bool ok;
 
 	KUNIT_ASSERT_NOT_NULL(test, bio);
 	KUNIT_ASSERT_NOT_NULL(test, bv);
 	KUNIT_ASSERT_NOT_NULL(test, data);
-	/* One vector: the log code counts a write's segments. */
-	bvec_set_page(bv, virt_to_page(data), nr << RESSD_BLOCK_SHIFT, offset_in_page(data));
+	KUNIT_ASSERT_EQ(test, len * segs, nr << RESSD_BLOCK_SHIFT);
+	/* Real vectors: the log code counts a write's segments. */
+	for (i = 0; i < segs; i++)
+		bvec_set_page(&bv[i], virt_to_page(data + i * len), len,
+			      offset_in_page(data + i * len));
 	bio->bi_io_vec = bv;
-	bio->bi_vcnt = 1;
+	bio->bi_vcnt = segs;
 	bio->bi_opf = REQ_OP_WRITE | opf;
 	bio->bi_iter.bi_size = nr << RESSD_BLOCK_SHIFT;
 	spin_lock_irq(&t->rc->lock);
@@ -674,6 +682,13 @@ static bool t_inline(struct kunit *test, struct t_alloc *t, u64 block, u32 nr,
 	spin_unlock_irq(&t->rc->lock);
 	*out = bio;
 	return ok;
+}
+
+/* A write of @nr blocks at @block in one vector (t_inline_vecs()). */
+static bool t_inline(struct kunit *test, struct t_alloc *t, u64 block, u32 nr,
+		     blk_opf_t opf, struct bio **out, u32 *slot)
+{
+	return t_inline_vecs(test, t, block, nr, 1, opf, out, slot);
 }
 
 /* The slot the index maps @block to, or RESSD_NO_SLOT. */
@@ -805,15 +820,16 @@ enum t_handoff { T_WORKER, T_PLUG, T_TASK };
  * crc32c to take; @in_submit, the completion within the inline write's own
  * submission (current->bio_list); @queued, the task's plug holds the
  * end-of-burst callback of a write of this target; @spare, a bio was had
- * for the chunk.  Returns who has the waiting chunk: the worker (queued),
+ * for the chunk; @b_segs, the vectors of the waiting write (40 blocks).
+ * Returns who has the waiting chunk: the worker (queued),
  * the plug's callback, or this task (the chunk taken, in flight).  (UML
  * runs KUnit on one CPU without preemption: a queued worker runs only once
  * the test sleeps.)
  */
 static enum t_handoff t_plug_completion(struct kunit *test, bool ordered, bool in_submit,
-					bool queued, bool spare)
+					bool queued, bool spare, u32 b_segs)
 {
-	struct t_alloc *t = t_setup(test, 1024, 64);
+	struct t_alloc *t = t_setup(test, 1024, 512);
 	struct ressd_c *rc = t->rc;
 	struct bio_list on_stack[2], *saved = current->bio_list;
 	struct ressd_record *taken;
@@ -830,7 +846,8 @@ static enum t_handoff t_plug_completion(struct kunit *test, bool ordered, bool i
 	rc->log.ordered_ok = ordered;		/* data_csum is 0 */
 	/* a goes inline; b, while a is in flight, waits in the open record. */
 	KUNIT_EXPECT_TRUE(test, t_inline(test, t, 10, 1, REQ_SYNC | REQ_IDLE, &a, &sa));
-	KUNIT_EXPECT_FALSE(test, t_inline(test, t, 20, 1, REQ_SYNC | REQ_IDLE, &b, &sb));
+	KUNIT_EXPECT_FALSE(test, t_inline_vecs(test, t, 20, 40, b_segs, REQ_SYNC | REQ_IDLE,
+					       &b, &sb));
 	spin_lock_irq(&rc->lock);
 	__ressd_log_seal_soon(rc);		/* the end of b's burst */
 	spin_unlock_irq(&rc->lock);
@@ -898,13 +915,16 @@ static enum t_handoff t_plug_completion(struct kunit *test, bool ordered, bool i
  */
 static void ressd_log_test_plug_completion(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, true, true), T_PLUG);
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, true), T_TASK);
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, false), T_WORKER);
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true, true, true), T_WORKER);
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true, false, true), T_WORKER);
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false, true, true), T_WORKER);
-	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false, false, true), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, true, true, 40), T_PLUG);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, true, 40), T_TASK);
+	/* 160 vectors (1 KiB each) fit the bio at hand, 320 (512 bytes) do not. */
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, true, 160), T_TASK);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, true, 320), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, true, false, false, 40), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true, true, true, 40), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, false, true, false, true, 40), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false, true, true, 40), T_WORKER);
+	KUNIT_EXPECT_EQ(test, t_plug_completion(test, true, false, false, true, 40), T_WORKER);
 }
 
 /*
