@@ -12,7 +12,8 @@
  *     their live blocks are the slots the index still maps (the reverse
  *     map); sort them by block;
  *  2. issue (ressd_round_issue), one mover_batch at a time: read the blocks
- *     from the log, mark the batch's block range busy (home writes over
+ *     from the log (with a device model, the blocks of many batches in one
+ *     pass in slot order), mark the batch's block range busy (home writes over
  *     logged blocks in that range wait), drop blocks that changed meanwhile
  *     or that a home write in flight is about to supersede, wait for the
  *     writes home issued before the batch (I5), and write the rest home in
@@ -345,18 +346,16 @@ static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
 }
 
 /*
- * Issue one batch of @n moves (sorted): read them from the log, then write
- * home the ones still valid.  Returns 0 or an error.
+ * Write home the moves of one batch of @n (sorted) still valid, read from
+ * the log into @pages already (ressd_mover_read_log(): a slot is not
+ * reused before the round ends, and each move is checked again here).
+ * Returns 0 or an error.
  */
-static int ressd_mover_batch(struct ressd_c *rc, const struct ressd_log_reader *rd,
-			     struct ressd_move *mv, struct page **pages, u32 n)
+static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv, struct page **pages,
+			     u32 n)
 {
 	u32 moved = 0, bios = 0;
 	int r;
-
-	r = ressd_mover_read_log(rc, rd, mv, pages, n);
-	if (r)
-		return r;
 
 	/*
 	 * A write home mapped before a block of the batch was logged (so not
@@ -604,10 +603,10 @@ static void ressd_round_free_fill(struct ressd_round *r)
 }
 
 /*
- * The pages of unit fills, when the model may fill units: P for a unit,
- * and for the moves of the units filled next as many as the log has slots,
- * up to RESSD_FILL_READ_PAGES, P at least.  Without P + P of them units go
- * sparse.
+ * The pages of unit fills and of the read ahead, when the model prices
+ * units: P for a unit, and for the moves of the steps written next half as
+ * many as the log has slots, up to RESSD_FILL_READ_PAGES, P at least.
+ * Without P + P of them units go sparse, and each batch is read on its own.
  */
 static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 {
@@ -615,7 +614,7 @@ static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 
 	if (!P || P > RESSD_FILL_MAX_PAGES)
 		return;
-	want = max(P, min_t(u32, rc->lg.nr_slots, RESSD_FILL_READ_PAGES));
+	want = max(P, min_t(u32, rc->lg.nr_slots / 2, RESSD_FILL_READ_PAGES));
 	r->fill = kvcalloc(P + want, sizeof(*r->fill), GFP_KERNEL);
 	if (!r->fill)
 		return;
@@ -1221,7 +1220,9 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 		err = ressd_mover_forward(rc, r, r->fwd + i, cnt);
 		if (err == -ENOSPC) {
 			sort(r->fwd + i, cnt, sizeof(*r->fwd), ressd_move_cmp, NULL);
-			err = ressd_mover_batch(rc, &r->rd, r->fwd + i, r->pages, cnt);
+			err = ressd_mover_read_log(rc, &r->rd, r->fwd + i, r->pages, cnt);
+			if (!err)
+				err = ressd_mover_batch(rc, r->fwd + i, r->pages, cnt);
 		}
 		if (err)
 			return err;
@@ -1231,12 +1232,14 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 }
 
 /*
- * Read from the log the moves of the unit to fill that starts at move @i
- * and of the units to fill after it, as many as r->fill_cap pages hold,
- * all in one pass in slot order (gaps read through): a dense unit's blocks
- * lie all over the log, and read unit by unit each would be a request of
- * its own.  A move read early is checked again when its unit is filled
- * (its slot is not reused before the round ends).
+ * Read from the log the moves of the step that starts at move @i and of
+ * the steps after it, units to fill and sparse batches alike, as many as
+ * r->fill_cap pages hold, all in one pass in slot order (gaps read
+ * through): the blocks of a unit, or of a batch of units, lie all over the
+ * log, and read step by step each would be a request of its own (a sparse
+ * batch of mover_batch blocks among the thousands of slots of a round reads
+ * nearly one request a block).  A move read early is checked again when
+ * its step is written (its slot is not reused before the round ends).
  */
 static int ressd_round_fill_read(struct ressd_c *rc, struct ressd_round *r,
 				 const struct ressd_step_geo *g, u32 i)
@@ -1246,7 +1249,7 @@ static int ressd_round_fill_read(struct ressd_c *rc, struct ressd_round *r,
 
 	while (end < r->n_home) {
 		ressd_plan_step(&r->dm, g, r->mv, r->n_home, end, &st);
-		if (st.op == RESSD_UNIT_SPARSE || end - i + st.n > r->fill_cap)
+		if (end - i + st.n > r->fill_cap)
 			break;
 		end += st.n;
 	}
@@ -1281,19 +1284,26 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 
 		ressd_plan_step(&r->dm, &g, r->mv, r->n_home, i, &st);
 		atomic64_add(st.sparse_units, &rc->units_sparse);
-		if (st.op == RESSD_UNIT_SPARSE) {
-			err = ressd_mover_batch(rc, &r->rd, r->mv + i, r->pages, st.n);
-		} else {
-			if (i + st.n > r->fill_hi)
-				err = ressd_round_fill_read(rc, r, &g, i);
-			/* The moves read for it, or the fill would write others' pages. */
-			if (!err && WARN_ON_ONCE(i < r->fill_lo || i + st.n > r->fill_hi))
-				err = -EIO;
+		if (r->fill && i + st.n > r->fill_hi)
+			err = ressd_round_fill_read(rc, r, &g, i);
+		if (err)
+			return err;
+		if (st.op == RESSD_UNIT_SPARSE && i + st.n > r->fill_hi) {
+			/* Larger than the pages of the read ahead (or none). */
+			err = ressd_mover_read_log(rc, &r->rd, r->mv + i, r->pages, st.n);
 			if (!err)
-				err = ressd_mover_fill(rc, r->mv + i, st.n,
-						       r->fill + r->unit_pages + (i - r->fill_lo),
-						       r->fill, st.lo, st.len,
-						       st.op == RESSD_UNIT_WHOLE);
+				err = ressd_mover_batch(rc, r->mv + i, r->pages, st.n);
+		} else if (st.op == RESSD_UNIT_SPARSE) {
+			err = ressd_mover_batch(rc, r->mv + i,
+						r->fill + r->unit_pages + (i - r->fill_lo), st.n);
+		} else if (WARN_ON_ONCE(i < r->fill_lo || i + st.n > r->fill_hi)) {
+			/* The moves read for it, or the fill would write others' pages. */
+			err = -EIO;
+		} else {
+			err = ressd_mover_fill(rc, r->mv + i, st.n,
+					       r->fill + r->unit_pages + (i - r->fill_lo),
+					       r->fill, st.lo, st.len,
+					       st.op == RESSD_UNIT_WHOLE);
 		}
 		if (err)
 			return err;

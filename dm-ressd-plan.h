@@ -110,8 +110,11 @@ enum ressd_unit_op {
 
 /* Units of more pages than this (4 MiB) are never filled. */
 #define RESSD_FILL_MAX_PAGES	1024
-/* Moves of the units filled next read at once, at most (8 MiB of pages). */
-#define RESSD_FILL_READ_PAGES	2048
+/*
+ * Moves of the steps a round writes next read at once, at most (16 MiB of
+ * pages), and at most half the log's slots.
+ */
+#define RESSD_FILL_READ_PAGES	4096
 /* Pages per request (the block layer's BIO_MAX_VECS). */
 #define RESSD_REQ_PAGES		256
 

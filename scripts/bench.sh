@@ -129,10 +129,14 @@ wb_version=
 if [ -n "$wb_ko" ] && wb_src=$(ressd_writeboost_source 2>/dev/null); then
 	wb_version=$(basename "$wb_src")
 fi
-envs="BENCH_WB_KO='$wb_ko' BENCH_WB_VERSION='$wb_version'"
+# The guest's environment goes in a file: on the kernel's command line
+# (where the guest's command travels) the settings of four presets no longer
+# fit, and the guest would not boot.
+envf=$out/guest/bench.env
+printf 'BENCH_WB_KO=%q\nBENCH_WB_VERSION=%q\n' "$wb_ko" "$wb_version" >"$envf"
 for v in $(compgen -v | grep -E '^(BENCH_|BCACHE_|RESSD_OPTS|WC_OPTS|WB_OPTS)'); do
 	case $v in BENCH_WB_KO | BENCH_WB_VERSION | BENCH_PRESETS) continue ;; esac
-	envs+=" $v='${!v}'"
+	printf '%s=%q\n' "$v" "${!v}" >>"$envf"
 done
 # One boot per preset: the lock is released in between, so that other
 # guests on this machine are not held up for the whole run.  Raw and the
@@ -144,7 +148,7 @@ for preset in $presets; do
 	pstart=$(date +%s)
 	prc=0
 	RESSD_GUEST_TIMEOUT=${RESSD_GUEST_TIMEOUT:-14400} ressd_boot "$out/guest" 1G "$out/console-$preset.log" \
-		"env $envs BENCH_PRESETS=$preset bash $RESSD_TOP/tests/bench/bench-guest.sh $out/guest $RESSD_BDIR" || prc=$?
+		"set -a; . $envf; BENCH_PRESETS=$preset; set +a; bash $RESSD_TOP/tests/bench/bench-guest.sh $out/guest $RESSD_BDIR" || prc=$?
 	ressd_log "preset $preset: guest ran $(( $(date +%s) - pstart )) s (exit $prc)"
 	cat "$out/guest/guest.log" >>"$out/guest-all.log" 2>/dev/null || true
 	if [ $prc -ne 0 ]; then

@@ -122,8 +122,9 @@ wl_sqlite() {
 
 # run_stack <stack> <workloads...>: one stack on the current ftlsim device:
 # create it with a fresh file system, run each workload, remove it.  The
-# randw4k runs of raw and dm-ressd (defaults) are traced with blktrace when
-# TRACE is set (the LBA-over-time picture).
+# randw4k runs of raw and of each dm-ressd stack are traced with blktrace
+# when TRACE is set (the LBA-over-time picture: raw and ressd, the
+# defaults; tools/model/ftl-replay.py names the writes that cost merges).
 run_stack() {
 	local st=$1 k0 k1 t0 t1 traced
 	shift
@@ -140,7 +141,7 @@ run_stack() {
 		stack_settle
 		phase_start
 		traced=
-		if [ -n "${TRACE:-}" ] && [ "$WORKLOAD" = randw4k ] && { [ "$st" = raw ] || [ "$st" = ressd ]; }; then
+		if [ -n "${TRACE:-}" ] && [ "$WORKLOAD" = randw4k ] && { [ "$st" = raw ] || [ "${st%%:*}" = ressd ]; }; then
 			traced=$BENCH_OUT/trace-$FTL_PRESET-$st.txt
 			trace_start
 		fi

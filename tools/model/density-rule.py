@@ -26,15 +26,8 @@ the device time, units written whole / sparse, copies and rounds.
 """
 import os, random, sys
 from collections import defaultdict
-here = os.path.dirname(os.path.abspath(__file__))
-hlb = os.environ.get('HLB_MODEL', os.path.join(here, 'hlb_model.py'))
-exec(open(hlb).read().split("presets = {")[0])
-PRESETS = {
-    'ssd-a':   (128, 8, 210.0, 41.0, 50.0, 36.5, 52.1, 1500.0),
-    'ssd-b':   (512, 4, 441.0, 41.0, 50.0, 47.9, 436.6, 2000.0),
-    'sd-card': (16, 4, 830.0, 43.0, 50.0, 187.3, 279.9, 1000.0),
-    'sd-worst': (1024, 2, 600.0, 60.0, 50.0, 407.6, 407.6, 2000.0),
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftlmodel import HLB, PRESETS
 S = int(sys.argv[1]); NW = int(sys.argv[2]); L = S // int(sys.argv[3])
 ONLY = sys.argv[4].split(','); RULES = sys.argv[5].split(',')
 HW = 0.90

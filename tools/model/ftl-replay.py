@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Which writes cost the device a merge: a bench trace replayed on the FTL model.
+
+The bench traces the writes that reach the emulated SSD during a traced
+randw4k run (tests/bench/bench-guest.sh, TRACE: "time sector bytes" a line,
+in <out>/guest/trace-<preset>-<stack>.txt).  This replays them on the
+log-block model (class HLB of the Python sketch that dm-ftlsim implements,
+as tools/model/density-rule.py does) and prints every merge that is not a
+switch merge, with the write that caused it and whether the unit lies in
+the normal area or the reserved one.  The device's state before the trace
+is not known: the model starts with no open log blocks.
+
+  HLB_MODEL=<hlb_model.py> python3 ftl-replay.py PRESET TRACE [LOG_SECTOR]
+
+LOG_SECTOR: the first sector of the reserved area (the table's log offset),
+to name the region of each write; without it every unit is "?".
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftlmodel import HLB, PRESETS  # noqa: E402
+
+if len(sys.argv) < 3 or sys.argv[1] not in PRESETS:
+    sys.exit(__doc__)
+m = HLB(*PRESETS[sys.argv[1]])
+log_sector = int(sys.argv[3]) if len(sys.argv) > 3 else None
+cur = {}
+merge = m._merge
+
+
+def region(sector):
+    if log_sector is None:
+        return '?'
+    return 'reserved' if sector >= log_sector else 'normal'
+
+
+def traced_merge(lbn, lg):
+    used, seq = lg[0], lg[1]
+    if not (seq and used == m.P):
+        kind = 'partial' if seq else 'full'
+        print(f"{kind} merge of unit {lbn} ({region(lbn * m.P * 8)}, {used} pages in its log "
+              f"block) at t={cur['t']} s, by a write of {cur['bytes']} bytes at sector "
+              f"{cur['sector']} ({region(cur['sector'])})")
+    return merge(lbn, lg)
+
+
+m._merge = traced_merge
+for line in open(sys.argv[2]):
+    t, sector, nbytes = line.split()
+    cur = {'t': t, 'sector': int(sector), 'bytes': int(nbytes)}
+    m.write(int(sector) // 8, max(1, int(nbytes) // 4096))
+print('merges:', ', '.join(f'{k} {v}' for k, v in m.stats.items()))
