@@ -12,12 +12,13 @@
  *     their live blocks are the slots the index still maps (the reverse
  *     map); sort them by block;
  *  2. issue (ressd_round_issue), one mover_batch at a time: read the blocks
- *     from the log (with a device model, the blocks of many batches in one
- *     pass in slot order), mark the batch's block range busy (home writes over
- *     logged blocks in that range wait), drop blocks that changed meanwhile
- *     or that a home write in flight is about to supersede, wait for the
- *     writes home issued before the batch (I5), and write the rest home in
- *     ascending order, neighbours merged into one bio;
+ *     from the log (with a model's unit of at most 4 MiB, the blocks of
+ *     many batches in one pass in slot order), wait for the writes home
+ *     issued before the batch (I5), mark the batch's block range busy (home
+ *     writes over logged blocks in that range wait), drop blocks that
+ *     changed meanwhile or that a home write in flight is about to
+ *     supersede, and write the rest home in ascending order, neighbours
+ *     merged into one bio;
  *  3. durable (ressd_round_durable): flush the origin and make the log
  *     durable, so that every write that superseded an entry of the region
  *     is durable before it disappears;
@@ -164,7 +165,8 @@ u32 ressd_mover_next_run(const struct ressd_move *mv, u32 n, u32 i,
 EXPORT_SYMBOL_IF_KUNIT(ressd_mover_next_run);
 
 /*
- * How a round reads the log.  A step's moves are read in slot order
+ * How a round reads the log.  The moves of a step, or of the steps read
+ * ahead together (ressd_round_fill_read()), are read in slot order
  * (@sorted, unless its buffers could not be had), neighbouring slots in one
  * bio, and with a device model a gap of up to @gap slots between two of them
  * is read through into @scratch rather than cut (ressd_read_run()):
@@ -174,7 +176,7 @@ struct ressd_log_reader {
 	bool sorted;
 	u32 gap;
 	struct page *scratch;
-	struct ressd_slot_ref *ref;	/* room for a step's moves */
+	struct ressd_slot_ref *ref;	/* room for the moves read at once */
 };
 
 /* Read the moves in slot order, gaps read through; move i into pages[i]. */
@@ -347,9 +349,11 @@ static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
 
 /*
  * Write home the moves of one batch of @n (sorted) still valid, read from
- * the log into @pages already (ressd_mover_read_log(): a slot is not
- * reused before the round ends, and each move is checked again here).
- * Returns 0 or an error.
+ * the log into @pages already (ressd_mover_read_log()).  Read early, a
+ * move still holds its data: the index maps a slot only once its data is
+ * on the log device, nothing maps a slot anew and no slot is reused before
+ * the round ends, and each move is checked again here.  Returns 0 or an
+ * error.
  */
 static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv, struct page **pages,
 			     u32 n)
@@ -563,8 +567,9 @@ struct ressd_round {
 	u32 unit_pages;		/* P; 0: units are not priced */
 	/*
 	 * P pages for a unit, then fill_cap (P at least) for the moves of the
-	 * units filled next, read from the log together: fill_lo is the move
-	 * in fill[P], fill_hi the first move not read.  NULL: no fills.
+	 * steps written next, units to fill and sparse batches, read from the
+	 * log together: fill_lo is the move in fill[P], fill_hi the first move
+	 * not read.  NULL: no fills, and each sparse batch is read on its own.
 	 */
 	struct page **fill;
 	u32 fill_cap;
@@ -604,8 +609,9 @@ static void ressd_round_free_fill(struct ressd_round *r)
 
 /*
  * The pages of unit fills and of the read ahead, when the model prices
- * units: P for a unit, and for the moves of the steps written next half as
- * many as the log has slots, up to RESSD_FILL_READ_PAGES, P at least.
+ * units of at most RESSD_FILL_MAX_PAGES: P for a unit, and for the moves of
+ * the steps written next half as many as the log has slots, up to
+ * RESSD_FILL_READ_PAGES and to the moves the round may take, P at least.
  * Without P + P of them units go sparse, and each batch is read on its own.
  */
 static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
@@ -614,7 +620,8 @@ static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 
 	if (!P || P > RESSD_FILL_MAX_PAGES)
 		return;
-	want = max(P, min_t(u32, rc->lg.nr_slots / 2, RESSD_FILL_READ_PAGES));
+	want = min_t(u32, rc->lg.nr_slots / 2, RESSD_FILL_READ_PAGES);
+	want = max(P, min(want, r->want + RESSD_REC_MAX_ITEMS + r->far_cap));
 	r->fill = kvcalloc(P + want, sizeof(*r->fill), GFP_KERNEL);
 	if (!r->fill)
 		return;
@@ -1239,7 +1246,7 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
  * log, and read step by step each would be a request of its own (a sparse
  * batch of mover_batch blocks among the thousands of slots of a round reads
  * nearly one request a block).  A move read early is checked again when
- * its step is written (its slot is not reused before the round ends).
+ * its step is written (ressd_mover_batch(), ressd_mover_fill()).
  */
 static int ressd_round_fill_read(struct ressd_c *rc, struct ressd_round *r,
 				 const struct ressd_step_geo *g, u32 i)
@@ -1284,10 +1291,14 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 
 		ressd_plan_step(&r->dm, &g, r->mv, r->n_home, i, &st);
 		atomic64_add(st.sparse_units, &rc->units_sparse);
-		if (r->fill && i + st.n > r->fill_hi)
+		if (r->fill && i + st.n > r->fill_hi) {
 			err = ressd_round_fill_read(rc, r, &g, i);
-		if (err)
-			return err;
+			if (err)
+				return err;
+			/* The read ahead is many steps' worth: a pause of its own. */
+			ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
+			t0 = ktime_get();
+		}
 		if (st.op == RESSD_UNIT_SPARSE && i + st.n > r->fill_hi) {
 			/* Larger than the pages of the read ahead (or none). */
 			err = ressd_mover_read_log(rc, &r->rd, r->mv + i, r->pages, st.n);

@@ -112,7 +112,8 @@ enum ressd_unit_op {
 #define RESSD_FILL_MAX_PAGES	1024
 /*
  * Moves of the steps a round writes next read at once, at most (16 MiB of
- * pages), and at most half the log's slots.
+ * pages); no more than half the log's slots either, unless a unit has more
+ * pages (ressd_round_fill_pages()).
  */
 #define RESSD_FILL_READ_PAGES	4096
 /* Pages per request (the block layer's BIO_MAX_VECS). */

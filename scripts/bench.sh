@@ -133,10 +133,17 @@ fi
 # (where the guest's command travels) the settings of four presets no longer
 # fit, and the guest would not boot.
 envf=$out/guest/bench.env
-printf 'BENCH_WB_KO=%q\nBENCH_WB_VERSION=%q\n' "$wb_ko" "$wb_version" >"$envf"
+# (POSIX quotes: the guest's shell may be dash.)
+bench_env() {
+	local q="'\\''"
+	printf "%s='%s'\n" "$1" "${2//\'/$q}" >>"$envf"
+}
+: >"$envf"
+bench_env BENCH_WB_KO "$wb_ko"
+bench_env BENCH_WB_VERSION "$wb_version"
 for v in $(compgen -v | grep -E '^(BENCH_|BCACHE_|RESSD_OPTS|WC_OPTS|WB_OPTS)'); do
 	case $v in BENCH_WB_KO | BENCH_WB_VERSION | BENCH_PRESETS) continue ;; esac
-	printf '%s=%q\n' "$v" "${!v}" >>"$envf"
+	bench_env "$v" "${!v}"
 done
 # One boot per preset: the lock is released in between, so that other
 # guests on this machine are not held up for the whole run.  Raw and the
