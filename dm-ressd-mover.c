@@ -355,8 +355,8 @@ static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
  * the round ends, and each move is checked again here.  Returns 0 or an
  * error.
  */
-static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv, struct page **pages,
-			     u32 n)
+static int ressd_mover_batch_home(struct ressd_c *rc, struct ressd_move *mv,
+				  struct page **pages, u32 n)
 {
 	u32 moved = 0, bios = 0;
 	int r;
@@ -386,6 +386,15 @@ static int ressd_mover_batch(struct ressd_c *rc, struct ressd_move *mv, struct p
 		atomic64_add(bios, &rc->mover_writes);
 	}
 	return r;
+}
+
+/* Read one batch of @n moves (sorted) from the log into @pages, then write it home. */
+static int ressd_mover_batch(struct ressd_c *rc, const struct ressd_log_reader *rd,
+			     struct ressd_move *mv, struct page **pages, u32 n)
+{
+	int r = ressd_mover_read_log(rc, rd, mv, pages, n);
+
+	return r ? r : ressd_mover_batch_home(rc, mv, pages, n);
 }
 
 /*
@@ -1227,9 +1236,7 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 		err = ressd_mover_forward(rc, r, r->fwd + i, cnt);
 		if (err == -ENOSPC) {
 			sort(r->fwd + i, cnt, sizeof(*r->fwd), ressd_move_cmp, NULL);
-			err = ressd_mover_read_log(rc, &r->rd, r->fwd + i, r->pages, cnt);
-			if (!err)
-				err = ressd_mover_batch(rc, r->fwd + i, r->pages, cnt);
+			err = ressd_mover_batch(rc, &r->rd, r->fwd + i, r->pages, cnt);
 		}
 		if (err)
 			return err;
@@ -1246,7 +1253,7 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
  * log, and read step by step each would be a request of its own (a sparse
  * batch of mover_batch blocks among the thousands of slots of a round reads
  * nearly one request a block).  A move read early is checked again when
- * its step is written (ressd_mover_batch(), ressd_mover_fill()).
+ * its step is written (ressd_mover_batch_home(), ressd_mover_fill()).
  */
 static int ressd_round_fill_read(struct ressd_c *rc, struct ressd_round *r,
 				 const struct ressd_step_geo *g, u32 i)
@@ -1288,6 +1295,7 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 		return err;
 	for (i = 0; i < r->n_home; i += st.n) {
 		ktime_t t0 = ktime_get();
+		struct page **ahead;
 
 		ressd_plan_step(&r->dm, &g, r->mv, r->n_home, i, &st);
 		atomic64_add(st.sparse_units, &rc->units_sparse);
@@ -1299,21 +1307,18 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 			ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
 			t0 = ktime_get();
 		}
+		/* The step's moves in the read ahead: fill[P + (i - fill_lo)] on. */
+		ahead = r->fill ? r->fill + r->unit_pages + (i - r->fill_lo) : NULL;
 		if (st.op == RESSD_UNIT_SPARSE && i + st.n > r->fill_hi) {
 			/* Larger than the pages of the read ahead (or none). */
-			err = ressd_mover_read_log(rc, &r->rd, r->mv + i, r->pages, st.n);
-			if (!err)
-				err = ressd_mover_batch(rc, r->mv + i, r->pages, st.n);
+			err = ressd_mover_batch(rc, &r->rd, r->mv + i, r->pages, st.n);
 		} else if (st.op == RESSD_UNIT_SPARSE) {
-			err = ressd_mover_batch(rc, r->mv + i,
-						r->fill + r->unit_pages + (i - r->fill_lo), st.n);
+			err = ressd_mover_batch_home(rc, r->mv + i, ahead, st.n);
 		} else if (WARN_ON_ONCE(i < r->fill_lo || i + st.n > r->fill_hi)) {
 			/* The moves read for it, or the fill would write others' pages. */
 			err = -EIO;
 		} else {
-			err = ressd_mover_fill(rc, r->mv + i, st.n,
-					       r->fill + r->unit_pages + (i - r->fill_lo),
-					       r->fill, st.lo, st.len,
+			err = ressd_mover_fill(rc, r->mv + i, st.n, ahead, r->fill, st.lo, st.len,
 					       st.op == RESSD_UNIT_WHOLE);
 		}
 		if (err)

@@ -120,5 +120,11 @@ static inline bool label_same_dev(const struct ressd_label *l)
 {
 	return l->flags & RESSD_LABEL_SAME_DEV;
 }
+/* The label's log_mode: "always", "never" or "auto". */
+static inline const char *label_log_mode(const struct ressd_label *l)
+{
+	return l->flags & RESSD_LABEL_LOG_AUTO ? "auto" :
+	       l->flags & RESSD_LABEL_LOG_NEVER ? "never" : "always";
+}
 
 #endif

@@ -293,20 +293,21 @@ static void build_table(char *buf, size_t n, const char *dev, const char *logdev
 	char model[RESSD_DM_STR_MAX];
 	bool has_model = ressd_devmodel_set(&l->dm);
 	bool density = l->flags & RESSD_LABEL_DENSITY;
-	const char *lm = l->flags & RESSD_LABEL_LOG_AUTO ? " log_mode auto" :
-			 l->flags & RESSD_LABEL_LOG_NEVER ? " log_mode never" : "";
+	const char *lm = label_log_mode(l);
+	bool log_mode = strcmp(lm, "always");
 	const char *dc = l->flags & RESSD_LABEL_NO_DATA_CSUM ? " data_csum 0" : "";
 
 	ressd_devmodel_format(&l->dm, model, sizeof(model));
 	snprintf(buf, n,
 		 "0 %" PRIu64 " ressd %s %" PRIu64 " %s %" PRIu64 " %" PRIu64
-		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s%s%s",
+		 " %d small_write_max %u high_watermark %u low_watermark %u mover_batch %u%s%s%s%s%s%s",
 		 l->origin_sectors, dev, l->origin_offset, logdev, l->log_offset,
-		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0) + (*lm ? 2 : 0) +
+		 l->log_sectors, 8 + (has_model ? 2 : 0) + (density ? 2 : 0) + (log_mode ? 2 : 0) +
 		 (*dc ? 2 : 0),
 		 l->t.small_write_max, l->t.high_watermark, l->t.low_watermark,
 		 l->t.mover_batch, has_model ? " dev_model " : "", has_model ? model : "",
-		 density ? " mover_policy density" : "", lm, dc);
+		 density ? " mover_policy density" : "", log_mode ? " log_mode " : "",
+		 log_mode ? lm : "", dc);
 }
 
 /*
@@ -1457,7 +1458,7 @@ static void report_label(struct ctx *c)
 	if (l->flags & RESSD_LABEL_DENSITY)
 		say(c, "  mover policy   density");
 	if (l->flags & (RESSD_LABEL_LOG_NEVER | RESSD_LABEL_LOG_AUTO))
-		say(c, "  log mode       %s", l->flags & RESSD_LABEL_LOG_AUTO ? "auto" : "never");
+		say(c, "  log mode       %s", label_log_mode(l));
 	if (l->flags & RESSD_LABEL_NO_DATA_CSUM)
 		say(c, "  data csum      0");
 	if (c->dev.size / SECTOR_SIZE != l->device_sectors)
@@ -1936,8 +1937,7 @@ static int cmd_dump(const struct opts *o)
 			json_str(&j, "dev_model", model);
 			json_str(&j, "mover_policy",
 				 c.label.flags & RESSD_LABEL_DENSITY ? "density" : "fifo");
-			json_str(&j, "log_mode", c.label.flags & RESSD_LABEL_LOG_AUTO ? "auto" :
-				 c.label.flags & RESSD_LABEL_LOG_NEVER ? "never" : "always");
+			json_str(&j, "log_mode", label_log_mode(&c.label));
 			json_u64(&j, "data_csum", !(c.label.flags & RESSD_LABEL_NO_DATA_CSUM));
 			json_obj_end(&j);
 		}
