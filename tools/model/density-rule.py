@@ -18,6 +18,11 @@ with all its logged blocks.  Rules for the threshold d:
   HLB_MODEL=<hlb_model.py> python3 density-rule.py SPAN WRITES LOGDIV PRESETS RULES
   e.g. ... density-rule.py 65536 8192 8 ssd-a,ssd-b k34,max
   HOT=1: 90 % of the writes to the first tenth of the span.
+  HW, RDIV, FF, RF: the round's knobs, defaults the kernel's: rounds from
+  HW (0.90) of the log, a region of 1/RDIV (8) of it, copies at most FF
+  (0.5) of the region and RF (0.5) of the free slots.  The simulation's
+  writes wait for a round; the kernel's do not (performance.md, "The
+  round's region and copy budget").
 
 HLB_MODEL names the Python sketch of the FTL model (class HLB) that
 dm-ftlsim implements (tools/ftlsim/README.md); default: hlb_model.py beside
@@ -30,7 +35,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ftlmodel import HLB, PRESETS
 S = int(sys.argv[1]); NW = int(sys.argv[2]); L = S // int(sys.argv[3])
 ONLY = sys.argv[4].split(','); RULES = sys.argv[5].split(',')
-HW = 0.90
+def knob(name, default):
+    return type(default)(os.environ.get(name, default))
+HW = knob('HW', 0.90); RDIV = knob('RDIV', 8); FF = knob('FF', 0.5); RF = knob('RF', 0.5)
 HOT = os.environ.get('HOT')
 def pick(rnd):
     return rnd.randrange(S // 10) if HOT and rnd.random() < 0.9 else rnd.randrange(S)
@@ -105,7 +112,7 @@ def run(p, rule, seed=1):
         for u in sorted(by_unit):
             t, kind = home_unit(m, u, by_unit[u]); st['t'] += t; st[kind] += 1
         forget(blocks)
-    R = L // 8
+    R = L // RDIV
     for _ in range(NW):
         append(pick(rnd))
         if rule == 'fifogap':
@@ -122,7 +129,7 @@ def run(p, rule, seed=1):
             units = defaultdict(list)
             for b in seg: units[b // P].append(b)
             tally = {u: (len(per_unit[u]), len(v)) for u, v in units.items()}
-            max_fwd = min(R // 2, max(0, L - st['used']) // 2)
+            max_fwd = int(min(R * FF, max(0, L - st['used']) * RF))
             d = decide(tally, max_fwd, rule)
             home, forward = [], []
             for u, in_seg in units.items():
