@@ -124,10 +124,17 @@ wl_sqlite() {
 # create it with a fresh file system, run each workload, remove it.  The
 # randw4k runs of raw and of each dm-ressd stack are traced with blktrace
 # when TRACE is set (the LBA-over-time picture: raw and ressd, the
-# defaults; tools/model/ftl-replay.py names the writes that cost merges).
+# defaults; tools/model/ftl-replay.py names the writes that cost merges),
+# and when randw4k is the stack's first workload, so is everything before
+# its run, from the stack's creation (trace-<preset>-<stack>-prep.txt: the
+# device's state when the run begins, for the replay).
 run_stack() {
-	local st=$1 k0 k1 t0 t1 traced
+	local st=$1 k0 k1 t0 t1 traced prep=
 	shift
+	if [ -n "${TRACE:-}" ] && [ "$1" = randw4k ] && { [ "$st" = raw ] || [ "${st%%:*}" = ressd ]; }; then
+		prep=$BENCH_OUT/trace-$FTL_PRESET-$st-prep.txt
+		trace_start
+	fi
 	k0=$(kmem_kib)
 	stack_create "$st"
 	k1=$(kmem_kib)
@@ -139,6 +146,10 @@ run_stack() {
 		say "$FTL_PRESET $st $WORKLOAD: prepare"
 		"wl_$WORKLOAD" prepare
 		stack_settle
+		if [ -n "$prep" ]; then
+			trace_stop "$prep"
+			prep=
+		fi
 		phase_start
 		traced=
 		if [ -n "${TRACE:-}" ] && [ "$WORKLOAD" = randw4k ] && { [ "$st" = raw ] || [ "${st%%:*}" = ressd ]; }; then

@@ -10,10 +10,15 @@ switch merge, with the write that caused it and whether the unit lies in
 the normal area or the reserved one.  The device's state before the trace
 is not known: the model starts with no open log blocks.
 
-  HLB_MODEL=<hlb_model.py> python3 ftl-replay.py PRESET TRACE [LOG_SECTOR]
+  HLB_MODEL=<hlb_model.py> python3 ftl-replay.py PRESET TRACE[,TRACE...] [LOG_SECTOR]
 
-LOG_SECTOR: the first sector of the reserved area (the table's log offset),
-to name the region of each write; without it every unit is "?".
+Several traces, comma-separated, are replayed in order: the bench also
+traces each traced stack from its creation to its randw4k run
+(trace-<preset>-<stack>-prep.txt: the stack's setup, mkfs, the fio file's
+layout), and each stack starts on a fresh model (no open log blocks), so
+"PREP,RUN" replays everything the device saw.  LOG_SECTOR: the first
+sector of the reserved area (the table's log offset), to name the region
+of each write; without it every unit is "?".
 """
 import os
 import sys
@@ -40,14 +45,16 @@ def traced_merge(lbn, lg):
     if not (seq and used == m.P):
         kind = 'partial' if seq else 'full'
         print(f"{kind} merge of unit {lbn} ({region(lbn * m.P * 8)}, {used} pages in its log "
-              f"block) at t={cur['t']} s, by a write of {cur['bytes']} bytes at sector "
-              f"{cur['sector']} ({region(cur['sector'])})")
+              f"block) at t={cur['t']} s of {cur['file']}, by a write of {cur['bytes']} bytes "
+              f"at sector {cur['sector']} ({region(cur['sector'])})")
     return merge(lbn, lg)
 
 
 m._merge = traced_merge
-for line in open(sys.argv[2]):
-    t, sector, nbytes = line.split()
-    cur = {'t': t, 'sector': int(sector), 'bytes': int(nbytes)}
-    m.write(int(sector) // 8, max(1, int(nbytes) // 4096))
+for path in sys.argv[2].split(','):
+    name = os.path.basename(path)
+    for line in open(path):
+        t, sector, nbytes = line.split()
+        cur = {'t': t, 'file': name, 'sector': int(sector), 'bytes': int(nbytes)}
+        m.write(int(sector) // 8, max(1, int(nbytes) // 4096))
 print('merges:', ', '.join(f'{k} {v}' for k, v in m.stats.items()))
