@@ -120,6 +120,12 @@ wl_sqlite() {
 	esac
 }
 
+# traced_run <stack> <workload>: is this run traced (TRACE set; randw4k of
+# raw or of a dm-ressd stack)?
+traced_run() {
+	[ -n "${TRACE:-}" ] && [ "$2" = randw4k ] && { [ "$1" = raw ] || [ "${1%%:*}" = ressd ]; }
+}
+
 # run_stack <stack> <workloads...>: one stack on the current ftlsim device:
 # create it with a fresh file system, run each workload, remove it.  The
 # randw4k runs of raw and of each dm-ressd stack are traced with blktrace
@@ -131,7 +137,7 @@ wl_sqlite() {
 run_stack() {
 	local st=$1 k0 k1 t0 t1 traced prep=
 	shift
-	if [ -n "${TRACE:-}" ] && [ "$1" = randw4k ] && { [ "$st" = raw ] || [ "${st%%:*}" = ressd ]; }; then
+	if traced_run "$st" "$1"; then
 		prep=$BENCH_OUT/trace-$FTL_PRESET-$st-prep.txt
 		trace_start
 	fi
@@ -152,7 +158,7 @@ run_stack() {
 		fi
 		phase_start
 		traced=
-		if [ -n "${TRACE:-}" ] && [ "$WORKLOAD" = randw4k ] && { [ "$st" = raw ] || [ "${st%%:*}" = ressd ]; }; then
+		if traced_run "$st" "$WORKLOAD"; then
 			traced=$BENCH_OUT/trace-$FTL_PRESET-$st.txt
 			trace_start
 		fi

@@ -7,8 +7,9 @@ in <out>/guest/trace-<preset>-<stack>.txt).  This replays them on the
 log-block model (class HLB of the Python sketch that dm-ftlsim implements,
 as tools/model/density-rule.py does) and prints every merge that is not a
 switch merge, with the write that caused it and whether the unit lies in
-the normal area or the reserved one.  The device's state before the trace
-is not known: the model starts with no open log blocks.
+the normal area or the reserved one.  The model starts with no open log
+blocks: the device's state only when the first trace is the stack's prep
+trace (below); a run's trace alone starts from an unknown state.
 
   HLB_MODEL=<hlb_model.py> python3 ftl-replay.py PRESET TRACE[,TRACE...] [LOG_SECTOR]
 
