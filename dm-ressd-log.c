@@ -146,13 +146,16 @@ void ressd_log_exit(struct ressd_c *rc)
 	}
 	kvfree(rc->log.trailers);
 	rc->log.trailers = NULL;
+	kvfree(rc->log.copied);
+	rc->log.copied = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_log_exit);
 
 int ressd_log_init_trailers(struct ressd_c *rc, u32 nr_slots)
 {
 	rc->log.trailers = kvcalloc(BITS_TO_LONGS(nr_slots), sizeof(long), GFP_KERNEL);
-	return rc->log.trailers ? 0 : -ENOMEM;
+	rc->log.copied = kvcalloc(BITS_TO_LONGS(nr_slots), sizeof(long), GFP_KERNEL);
+	return rc->log.trailers && rc->log.copied ? 0 : -ENOMEM;
 }
 EXPORT_SYMBOL_IF_KUNIT(ressd_log_init_trailers);
 
@@ -193,12 +196,32 @@ unsigned int __ressd_log_small_max(struct ressd_c *rc)
  */
 u32 __ressd_log_full_at(struct ressd_c *rc)
 {
-	u32 limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
+	/* The room kept for the mover's copies is not small writes'. */
+	u32 limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE - rc->log.kept;
 	u32 need = 1 + __ressd_log_small_max(rc) / RESSD_SECTORS_PER_BLOCK;
 
 	lockdep_assert_held(&rc->lock);
 	return need < limit ? limit + 1 - need : 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(__ressd_log_full_at);
+
+/*
+ * Keep @slots of the room for the mover's copies forward (0: none): small
+ * writes leave them, and go home when they would take them; at most half
+ * the room is kept.  A density round keeps what its largest part copies,
+ * from its decision on, so that the small writes during its home writes
+ * cannot leave its copies without room (ressd_round_part()).
+ */
+void ressd_log_keep(struct ressd_c *rc, u32 slots)
+{
+	u32 limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
+
+	spin_lock_irq(&rc->lock);
+	/* Half the room at the most: small writes keep the other half. */
+	rc->log.kept = min(slots, rc->log.used < limit ? (limit - rc->log.used) / 2 : 0);
+	spin_unlock_irq(&rc->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(ressd_log_keep);
 
 /* Hand out @n slots at head (data blocks of the open record). */
 static void __ressd_advance_head(struct ressd_c *rc, u32 n)
@@ -376,6 +399,8 @@ static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
 			    const u64 *blocks, u32 nr, struct ressd_record **rec)
 {
 	struct ressd_record *r = rc->log.open;
+	/* The room kept for copies forward is theirs (@blocks: copies). */
+	u32 keep = blocks ? 0 : rc->log.kept;
 	blk_opf_t flags = 0;
 	u32 first, i;
 
@@ -387,7 +412,7 @@ static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
 		r = NULL;
 	}
 	if (!r) {
-		if (!__ressd_log_room(rc, 1 + nr, false))
+		if (!__ressd_log_room(rc, 1 + nr + keep, false))
 			return RESSD_NO_SLOT;
 		r = __ressd_log_open(rc);
 		if (!r)
@@ -408,13 +433,13 @@ static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
 			r->nr_data = r->cap;
 			__ressd_advance_head(rc, r->cap);
 			__ressd_log_seal(rc, 0);
-			if (!__ressd_log_room(rc, 1 + nr, false))
+			if (!__ressd_log_room(rc, 1 + nr + keep, false))
 				return RESSD_NO_SLOT;
 			r = __ressd_log_open(rc);
 			if (!r)
 				return RESSD_DEFER_SLOT;
 		}
-	} else if (!__ressd_log_room(rc, nr, false)) {
+	} else if (!__ressd_log_room(rc, nr + keep, false)) {
 		return RESSD_NO_SLOT;
 	}
 	first = r->start + r->nr_data;
@@ -426,6 +451,8 @@ static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
 	}
 	r->nr_data += nr;
 	__ressd_advance_head(rc, nr);
+	if (blocks && rc->log.copied)
+		bitmap_set(rc->log.copied, first, nr);
 	bio_list_add(&r->bios, bio);
 	/*
 	 * A FUA write is acknowledged when its record is written: that record
@@ -1827,6 +1854,17 @@ u64 __ressd_log_checkpoint_epoch(struct ressd_c *rc, u64 seq, u64 chain_epoch)
 				      chain_epoch);
 }
 
+/* Clear @nr bits of a ring of @size from @start, maybe wrapping. */
+static void ressd_bitmap_clear_ring(unsigned long *map, u32 size, u32 start, u32 nr)
+{
+	if (start + nr <= size) {
+		bitmap_clear(map, start, nr);
+	} else {
+		bitmap_clear(map, start, size - start);
+		bitmap_clear(map, 0, nr - (size - start));
+	}
+}
+
 void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 		       u32 nr)
 {
@@ -1845,13 +1883,9 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 
 	spin_lock_irq(&rc->lock);
 	/* Forget the region's trailers: @nr slots from the tail, maybe wrapping. */
-	if (rc->log.tail_slot + nr <= rc->lg.nr_slots) {
-		bitmap_clear(rc->log.trailers, rc->log.tail_slot, nr);
-	} else {
-		bitmap_clear(rc->log.trailers, rc->log.tail_slot,
-			     rc->lg.nr_slots - rc->log.tail_slot);
-		bitmap_clear(rc->log.trailers, 0, nr - (rc->lg.nr_slots - rc->log.tail_slot));
-	}
+	ressd_bitmap_clear_ring(rc->log.trailers, rc->lg.nr_slots, rc->log.tail_slot, nr);
+	if (rc->log.copied)
+		ressd_bitmap_clear_ring(rc->log.copied, rc->lg.nr_slots, rc->log.tail_slot, nr);
 	rc->log.tail_slot = slot;
 	rc->log.tail_seq = seq;
 	rc->log.tail_epoch = epoch;

@@ -403,6 +403,7 @@ int ressd_meta_recover(struct ressd_c *rc, struct ressd_log_start *st)
 	/* A resume retried after a failed recovery: replay into an empty index. */
 	ressd_index_reset(&rc->index);
 	bitmap_zero(rc->log.trailers, rc->lg.nr_slots);
+	bitmap_zero(rc->log.copied, rc->lg.nr_slots);
 	/* The superblock may have moved on since the constructor read it. */
 	r = ressd_meta_load(rc, false, &err);
 	if (r)

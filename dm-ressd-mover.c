@@ -19,21 +19,26 @@
  *     changed meanwhile or that a home write in flight is about to
  *     supersede, and write the rest home in ascending order, neighbours
  *     merged into one bio;
- *  3. durable (ressd_round_durable): flush the origin and make the log
- *     durable, so that every write that superseded an entry of the region
- *     is durable before it disappears;
- *  4. checkpoint (ressd_round_checkpoint): write the superblock checkpoint
- *     with the new tail (FUA);
- *  5. release (ressd_round_release): unmap the moved slots, wait for the
- *     log reads that began before, and only then hand the region back to
- *     the writer (I4).
+ *  3. for each part of the region (ressd_round_part(): a density round
+ *     has up to RESSD_ROUND_PARTS, any other one): its copies forward
+ *     (density, below), then durable (ressd_round_durable): flush the
+ *     origin and make the log durable, so that every write that superseded
+ *     an entry of the part is durable before it disappears; checkpoint
+ *     (ressd_round_checkpoint): write the superblock checkpoint with the
+ *     tail past the part (FUA); release (ressd_round_release): unmap the
+ *     part's moved slots, wait for the log reads that began before, and
+ *     only then hand the part back to the writer (I4).
  *
  * A round's buffers are allocated with reclaim kept from starting I/O
  * (memalloc_noio_save()): reclaim that wrote through this target could wait
  * for room in the log, which only the mover makes.
  *
- * A crash before 4 replays the region again (its blocks are home and in the
- * log, the same data); after 4 the region is gone and its blocks are home.
+ * A crash before a part's checkpoint replays the part again (its blocks are
+ * home or copied, and in the log, the same data); after it the part is gone
+ * and its blocks are home or at the head.  Nothing of the region is reused
+ * before its part is released: all of the round's reads from the log, the
+ * read ahead included, come before the first release, but for the copies
+ * of a part, read from that part.
  *
  * With a device model that has an erase unit size (dev_model), step 2
  * prices each unit on its own (ressd_unit_choose(), dm-ressd-plan.c):
@@ -45,10 +50,15 @@
  * of the log from the tail and decides per unit (ressd_round_decide(),
  * between 1 and 2): a unit that has gathered many logged blocks goes home
  * with all of them, those beyond the segment (far moves) unmapped after
- * with an invalidation (ressd_round_drop_far(), in 3); the segment's blocks
- * of the other units are copied forward to the head as new log entries
- * (ressd_mover_forward(), first in 2), where they wait for more of their
- * unit.  A drain, or room for held home writes, takes everything home.
+ * with an invalidation (ressd_round_drop_far(), after 2); the segment's
+ * blocks of the other units are copied forward to the head as new log
+ * entries (ressd_mover_forward(), part by part in 3), where they wait for
+ * more of their unit: the room they take at the head comes back as each
+ * part is released, and small writes leave the room the next part's
+ * copies take (ressd_log_keep()).  A segment that holds many copies of
+ * this activation already (rc->log.copied) copies as before 0.5.3: before
+ * its home writes, half the segment and half the room at the most, in one
+ * part.  A drain, or room for held home writes, takes everything home.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -76,6 +86,14 @@
 #define RESSD_RELEASE_STEP	256
 /* Rounds without memory (100 ms apart) a suspend waits for, at most. */
 #define RESSD_MOVER_NOMEM_TRIES	50
+/*
+ * A density round releases its region in up to this many parts, each with
+ * its own checkpoint, so that its copies forward take at most a part's
+ * worth of the free slots before they come back (ressd_round_part()).
+ */
+#define RESSD_ROUND_PARTS	4
+/* Tries of a copy forward that found no record buffer free. */
+#define RESSD_FWD_TRIES		4
 
 /* Bios of one step in flight: the step waits for all of them. */
 struct ressd_mover_wait {
@@ -351,8 +369,9 @@ static int ressd_mover_write_runs(struct ressd_c *rc, struct ressd_move *mv,
  * Write home the moves of one batch of @n (sorted) still valid, read from
  * the log into @pages already (ressd_mover_read_log()).  Read early, a
  * move still holds its data: the index maps a slot only once its data is
- * on the log device, nothing maps a slot anew and no slot is reused before
- * the round ends, and each move is checked again here.  Returns 0 or an
+ * on the log device, nothing maps a slot anew and no slot of the region is
+ * reused before its part is released, after the round's home writes, and
+ * each move is checked again here.  Returns 0 or an
  * error.
  */
 static int ressd_mover_batch_home(struct ressd_c *rc, struct ressd_move *mv,
@@ -554,10 +573,23 @@ static void ressd_mover_yield(struct ressd_c *rc, u64 *fg, s64 batch_us)
  * allocated for the round under memalloc_noio_save() (ressd_mover_thread),
  * so that reclaim never waits on I/O that waits on the mover.
  */
+/* The end of a part of the round's region: where the log's tail goes. */
+struct ressd_round_cut {
+	u32 slot;		/* the first slot after the part */
+	u64 seq;		/* the record that starts there */
+	u64 epoch;		/* the chain's epoch there */
+	u32 region;		/* slots from the round's tail to there */
+};
+
 struct ressd_round {
 	/* the log's tail when the round began */
 	u32 tail_slot;
 	u64 tail_seq;
+	/* the parts of the region, released one after the other */
+	struct ressd_round_cut cut[RESSD_ROUND_PARTS];
+	u32 nr_cuts;
+	u32 fwd_next;		/* the first copy forward of the next part */
+	bool fwd_first;		/* copies before the home writes, one part */
 	/* the region planned: [tail_slot, end_slot), records tail_seq..end_seq - 1 */
 	u32 end_slot;
 	u64 end_seq;
@@ -809,9 +841,32 @@ static int ressd_round_trailer(struct ressd_c *rc, struct ressd_round *r,
 	return 0;
 }
 
-/* 1. Plan: the oldest records, their live blocks, in block order. */
+/* The region is one part: the last cut. */
+static void ressd_round_one_part(struct ressd_round *r)
+{
+	r->cut[0] = r->cut[r->nr_cuts - 1];
+	r->nr_cuts = 1;
+}
+
+/* The region planned so far ends a part. */
+static void ressd_round_cut_here(struct ressd_round *r)
+{
+	struct ressd_round_cut *c = &r->cut[r->nr_cuts++];
+
+	c->slot = r->end_slot;
+	c->seq = r->end_seq;
+	c->epoch = r->chain_epoch;
+	c->region = r->region;
+}
+
+/*
+ * 1. Plan: the oldest records, their live blocks, in block order.  A
+ * density round's region is cut into parts at record boundaries, about
+ * want / RESSD_ROUND_PARTS slots each; any other round is one part.
+ */
 static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 {
+	u64 part = r->density ? DIV_ROUND_UP(r->want, RESSD_ROUND_PARTS) : U64_MAX;
 	struct ressd_trailer rec;
 	int err;
 	u32 i;
@@ -832,6 +887,8 @@ static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 				mv->skip = false;
 				mv->superseded = false;
 				mv->far = false;
+				/* The region's bits change only when it is released. */
+				mv->copied = data_race(test_bit(s, rc->log.copied));
 				r->n++;
 			}
 		}
@@ -840,19 +897,28 @@ static int ressd_round_plan(struct ressd_c *rc, struct ressd_round *r)
 		r->end_slot = ressd_rec_next_slot(&rc->lg, rec.slot);
 		r->end_seq++;
 		r->chain_epoch = rec.epoch;
+		if (r->nr_cuts < RESSD_ROUND_PARTS - 1 && r->region < r->want &&
+		    r->region >= part * (r->nr_cuts + 1))
+			ressd_round_cut_here(r);
 	}
+	if (!r->nr_cuts || r->cut[r->nr_cuts - 1].region != r->region)
+		ressd_round_cut_here(r);
 	sort(r->mv, r->n, sizeof(*r->mv), ressd_move_cmp, NULL);
 	r->n_home = r->n;
 	return 0;
 }
 
+/* How far @slot lies from the round's tail, in log order. */
+static u32 ressd_round_dist(struct ressd_c *rc, const struct ressd_round *r, u32 slot)
+{
+	return slot >= r->tail_slot ? slot - r->tail_slot
+				    : slot + rc->lg.nr_slots - r->tail_slot;
+}
+
 /* Is @slot in the round's region (from the tail, r->region slots)? */
 static bool ressd_round_in_region(struct ressd_c *rc, struct ressd_round *r, u32 slot)
 {
-	u32 d = slot >= r->tail_slot ? slot - r->tail_slot
-				     : slot + rc->lg.nr_slots - r->tail_slot;
-
-	return d < r->region;
+	return ressd_round_dist(rc, r, slot) < r->region;
 }
 
 /*
@@ -890,6 +956,7 @@ static u32 ressd_round_unit_scan(struct ressd_c *rc, struct ressd_round *r, u64 
 			mv->skip = false;
 			mv->superseded = false;
 			mv->far = true;
+			mv->copied = false;
 			r->n_far++;
 		}
 		b += m.len;
@@ -914,14 +981,50 @@ static u32 ressd_round_fwd_chunk(const struct ressd_round *r)
 	return min_t(u32, min_t(u32, r->batch - 1, RESSD_REC_MAX_ITEMS), BIO_MAX_VECS);
 }
 
+/* Reverse @n moves in place. */
+static void ressd_moves_reverse(struct ressd_move *mv, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n / 2; i++)
+		swap(mv[i], mv[n - 1 - i]);
+}
+
+/*
+ * The copies forward in log order from the round's tail: sorted by slot,
+ * then those before the tail (the region wraps there) moved after the
+ * others.
+ */
+static void ressd_round_sort_fwd(struct ressd_round *r)
+{
+	u32 j;
+
+	sort(r->fwd, r->n_fwd, sizeof(*r->fwd), ressd_move_slot_cmp, NULL);
+	for (j = 0; j < r->n_fwd && r->fwd[j].slot < r->tail_slot; j++)
+		;
+	if (!j || j == r->n_fwd)
+		return;
+	ressd_moves_reverse(r->fwd, j);
+	ressd_moves_reverse(r->fwd + j, r->n_fwd - j);
+	ressd_moves_reverse(r->fwd, r->n_fwd);
+}
+
 /*
  * 1b. Decide (mover_policy density; Documentation/mover-pricing.md, step
  * c): count each unit the region touches in the whole log, send the
  * densest ones home with all their logged blocks, wherever they sit (far
  * moves), and copy the region's blocks of the others forward.  As much is
- * copied as the round may copy: at most half the region, and half the room
- * small writes have, trailers included, so that each round frees room
- * (ressd_density_decide()).
+ * copied as the round may copy (ressd_density_decide()): at most three
+ * quarters of the region, so that each round frees room, and, as the
+ * region is released a part at a time after the part's copies
+ * (ressd_round_part()), about half the room small writes have, trailers
+ * included, a part (the room kept for a part is at most that:
+ * ressd_log_keep()).  A region of which an eighth or more are copies of
+ * this activation already copies as rounds did before parts: at most half
+ * the region and half the room, before the home writes, in one part (in a
+ * log much smaller than what is written, blocks copied round after round
+ * cost more than the merges they save).  A unit half full of logged blocks
+ * goes home whatever the budget.
  */
 static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 {
@@ -949,11 +1052,31 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	/* Copies take a trailer per record's data too. */
 	used = ressd_log_used(rc);
 	limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
-	max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
+	for (i = 0, k = 0; i < r->n; i++)
+		k += r->mv[i].copied;
+	if ((u64)k * 8 < r->n) {
+		max_fwd = min_t(u64, r->region - r->region / 4,
+				(u64)(used < limit ? (limit - used) / 2 : 0) * r->nr_cuts);
+	} else {
+		max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
+		ressd_round_one_part(r);
+		r->fwd_first = true;
+	}
 	per = ressd_round_fwd_chunk(r);
 	max_fwd = div_u64((u64)max_fwd * per, per + 1);
 	fwd = ressd_density_decide(r->tally, nt, max_fwd, &d);
 	WRITE_ONCE(rc->mover.density_d, d);	/* (status) */
+	/*
+	 * A unit half full of logged blocks or more goes home whatever the
+	 * budget: it gains little more by waiting, and its copies would cost
+	 * as much as filling its gaps.
+	 */
+	for (k = 0; k < nt; k++) {
+		if (!r->tally[k].home && (u64)r->tally[k].dirty * 2 >= P) {
+			r->tally[k].home = true;
+			fwd -= r->tally[k].nr;
+		}
+	}
 
 	/*
 	 * The dense units' blocks beyond the region, after the region's moves.
@@ -1008,7 +1131,7 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 		r->mv[j++] = r->mv[i];
 	}
 	r->n_home = j;
-	sort(r->fwd, r->n_fwd, sizeof(*r->fwd), ressd_move_slot_cmp, NULL);
+	ressd_round_sort_fwd(r);
 }
 
 static void ressd_mover_copy_endio(struct bio *bio)
@@ -1053,8 +1176,8 @@ static void __ressd_round_pending(struct ressd_c *rc, struct ressd_round *r,
  * a batch home would keep (__ressd_mover_check()) and that no unwritten
  * record holds an entry for, and append them as entries of the open record
  * (__ressd_log_reserve_copies(), which says why that is safe), sealed at
- * once; wait until they are written.  -ENOSPC: no room or no record
- * buffer, nothing was copied and the caller sends the moves home.
+ * once; wait until they are written.  Nothing was copied on -ENOSPC (no
+ * room) or -EAGAIN (no record buffer free).
  */
 static int ressd_mover_forward(struct ressd_c *rc, struct ressd_round *r,
 			       struct ressd_move *mv, u32 n)
@@ -1097,7 +1220,9 @@ static int ressd_mover_forward(struct ressd_c *rc, struct ressd_round *r,
 
 	if (slot >= RESSD_DEFER_SLOT) {
 		bio_put(carrier);
-		return nv ? -ENOSPC : 0;
+		if (!nv)
+			return 0;
+		return slot == RESSD_DEFER_SLOT ? -EAGAIN : -ENOSPC;
 	}
 	wait_for_completion(&done);
 	err = blk_status_to_errno(carrier->bi_status);
@@ -1222,19 +1347,34 @@ static void ressd_round_drop_far(struct ressd_c *rc, struct ressd_round *r)
 	atomic64_add(dropped, &rc->far_dropped);
 }
 
-/* 2a. Copy forward (density), a record's chunk at a time; home if no room. */
-static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
+/*
+ * 3a. Copy forward (density) the copies of the part that ends @hi slots
+ * from the round's tail, a record's chunk at a time; home if no room.
+ * When every record buffer is taken (small writes' records waiting to be
+ * written), the log writes what it holds first, up to
+ * RESSD_FWD_TRIES times: sent home, each copy would cost the device a
+ * merge of its sparse unit.
+ */
+static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r, u32 hi)
 {
-	u32 i, cnt, max = ressd_round_fwd_chunk(r);
+	u32 i, end, cnt, tries, max = ressd_round_fwd_chunk(r);
 	u64 fg = ressd_foreground_ios(rc);
 	int err;
 
-	for (i = 0; i < r->n_fwd; i += cnt) {
+	for (end = r->fwd_next; end < r->n_fwd && ressd_round_dist(rc, r, r->fwd[end].slot) < hi;
+	     end++)
+		;
+	for (i = r->fwd_next; i < end; i += cnt) {
 		ktime_t t0 = ktime_get();
 
-		cnt = min(max, r->n_fwd - i);
+		cnt = min(max, end - i);
 		err = ressd_mover_forward(rc, r, r->fwd + i, cnt);
-		if (err == -ENOSPC) {
+		for (tries = 0; err == -EAGAIN && tries < RESSD_FWD_TRIES; tries++) {
+			err = ressd_log_sync(rc);
+			if (!err)
+				err = ressd_mover_forward(rc, r, r->fwd + i, cnt);
+		}
+		if (err == -ENOSPC || err == -EAGAIN) {
 			sort(r->fwd + i, cnt, sizeof(*r->fwd), ressd_move_cmp, NULL);
 			err = ressd_mover_batch(rc, &r->rd, r->fwd + i, r->pages, cnt);
 		}
@@ -1242,6 +1382,7 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r)
 			return err;
 		ressd_mover_yield(rc, &fg, ktime_us_delta(ktime_get(), t0));
 	}
+	r->fwd_next = end;
 	return 0;
 }
 
@@ -1273,9 +1414,10 @@ static int ressd_round_fill_read(struct ressd_c *rc, struct ressd_round *r,
 }
 
 /*
- * 2. Issue, one step at a time, yielding to foreground I/O.  Without a
- * device model that has a unit size every step is a batch of sparse
- * writes; with one, each erase unit is priced on its own.
+ * 2. Issue the home writes, one step at a time, yielding to foreground
+ * I/O.  Without a device model that has a unit size every step is a batch
+ * of sparse writes; with one, each erase unit is priced on its own.  The
+ * copies forward come after, a part at a time (ressd_round_part()).
  */
 static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 {
@@ -1290,9 +1432,6 @@ static int ressd_round_issue(struct ressd_c *rc, struct ressd_round *r)
 	u32 i;
 	int err;
 
-	err = ressd_round_forward(rc, r);
-	if (err)
-		return err;
 	for (i = 0; i < r->n_home; i += st.n) {
 		ktime_t t0 = ktime_get();
 		struct page **ahead;
@@ -1335,31 +1474,33 @@ static const struct ressd_move *ressd_round_move(const struct ressd_round *r, u3
 }
 
 /*
- * 3. Everything that superseded an entry of the region is durable: the
- * home writes (the origin flush) and the invalidations (the log).  -EAGAIN
- * when a block skipped for a write in flight is still live.  That is
- * checked before the flush: a block unmapped by then had its home write
- * complete before the flush was issued, which makes it durable; one
- * unmapped after the check is tried again.  The moves are checked
- * RESSD_RELEASE_STEP a hold of the index lock (interrupts off), as
- * ressd_round_release() unmaps them: a round may hold over 100000.  A slot
- * of the region once unmapped stays so (nothing maps it anew).
+ * 3b. Everything that superseded an entry of the part [@lo, @hi) (slots
+ * from the round's tail) is durable: the home writes (the origin flush)
+ * and the invalidations (the log).  -EAGAIN when a block skipped for a
+ * write in flight is still live.  That is checked before the flush: a
+ * block unmapped by then had its home write complete before the flush was
+ * issued, which makes it durable; one unmapped after the check is tried
+ * again.  The moves are checked RESSD_RELEASE_STEP a hold of the index
+ * lock (interrupts off), as ressd_round_release() unmaps them: a round may
+ * hold over 100000.  A slot of the region once unmapped stays so (nothing
+ * maps it anew).
  */
-static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
+static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r, u32 lo, u32 hi)
 {
-	u32 n = r->n_home + r->n_fwd, i = 0, step;
+	u32 n = r->n_home + r->n_fwd, i = 0, step, d;
 	bool left = false;
 	int err;
 
-	if (r->density)
-		ressd_round_drop_far(rc, r);
 	while (i < n && !left) {
 		spin_lock_irq(&rc->index.lock);
 		for (step = 0; i < n && step < RESSD_RELEASE_STEP && !left; i++, step++) {
 			const struct ressd_move *mv = ressd_round_move(r, i);
 			u64 b;
 
-			left = !mv->far && mv->skip && !mv->superseded &&
+			if (mv->far || !mv->skip || mv->superseded)
+				continue;
+			d = ressd_round_dist(rc, r, mv->slot);
+			left = d >= lo && d < hi &&
 			       __ressd_index_slot_block(&rc->index, mv->slot, &b);
 		}
 		spin_unlock_irq(&rc->index.lock);
@@ -1374,34 +1515,36 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r)
 }
 
 /*
- * 4. The checkpoint: the region is no longer part of the log.  It carries
+ * 3c. The checkpoint: the part is no longer part of the log.  It carries
  * the chain's epoch there, or the current one when the record at the new
  * tail is one of this activation (written or not yet), so that replay never
  * takes a stale record there after a crash (I2).
  */
-static int ressd_round_checkpoint(struct ressd_c *rc, struct ressd_round *r)
+static int ressd_round_checkpoint(struct ressd_c *rc, struct ressd_round_cut *c)
 {
 	spin_lock_irq(&rc->lock);
-	r->chain_epoch = __ressd_log_checkpoint_epoch(rc, r->end_seq, r->chain_epoch);
+	c->epoch = __ressd_log_checkpoint_epoch(rc, c->seq, c->epoch);
 	spin_unlock_irq(&rc->lock);
-	return ressd_meta_write_checkpoint(rc, r->end_slot, r->end_seq, r->chain_epoch);
+	return ressd_meta_write_checkpoint(rc, c->slot, c->seq, c->epoch);
 }
 
 /*
- * 5. Unmap, let older log reads finish, hand the slots back (I4).  A round
- * unmaps thousands of slots: a hold of rc->lock with interrupts off for all
- * of them took about 2 ms under emulation, during which map() waited.  So
- * the slots go RESSD_RELEASE_STEP at a time, map() running in between.
- * That is safe: a block unmapped already reads home, where the round wrote
- * it and flushed it; one not unmapped yet still reads its slot, which stays
- * as it is until ressd_log_release() has waited for those reads; a write
- * meanwhile that maps the block elsewhere frees its old slot, which
- * __ressd_index_remove_slot() then leaves alone; and nothing maps a slot of
- * the region anew (slots between tail and head are never handed out).
+ * 3d. Unmap the part [@lo, @hi), let older log reads finish, hand its
+ * slots back (I4).  A round unmaps thousands of slots: a hold of rc->lock
+ * with interrupts off for all of them took about 2 ms under emulation,
+ * during which map() waited.  So the slots go RESSD_RELEASE_STEP at a
+ * time, map() running in between.  That is safe: a block unmapped already
+ * reads home, where the round wrote it and flushed it; one not unmapped yet
+ * still reads its slot, which stays as it is until ressd_log_release() has
+ * waited for those reads; a write meanwhile that maps the block elsewhere
+ * frees its old slot, which __ressd_index_remove_slot() then leaves alone;
+ * and nothing maps a slot of the region anew (slots between tail and head
+ * are never handed out).
  */
-static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
+static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r, u32 lo, u32 hi,
+			       const struct ressd_round_cut *c)
 {
-	u32 n = r->n_home + r->n_fwd, i = 0, k, step;
+	u32 n = r->n_home + r->n_fwd, i = 0, k, step, d, end;
 	u64 b;
 
 	while (i < n) {
@@ -1410,27 +1553,74 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r)
 		for (step = 0; i < n && step < RESSD_RELEASE_STEP; i++, step++) {
 			const struct ressd_move *mv = ressd_round_move(r, i);
 
-			if (!mv->far)
+			if (mv->far)
+				continue;
+			d = ressd_round_dist(rc, r, mv->slot);
+			if (d >= lo && d < hi)
 				__ressd_index_remove_slot(&rc->index, mv->slot);
 		}
 		spin_unlock(&rc->index.lock);
 		spin_unlock_irq(&rc->lock);
 		cond_resched();
 	}
-	/* I4: no slot of the region may still hold live data. */
-	for (i = 0; i < r->region; i += RESSD_RELEASE_STEP) {
+	/* I4: no slot of the part may still hold live data. */
+	for (i = lo; i < hi; i += RESSD_RELEASE_STEP) {
+		end = min(i + RESSD_RELEASE_STEP, hi);
 		spin_lock_irq(&rc->index.lock);
-		for (k = i; k < min(i + RESSD_RELEASE_STEP, r->region); k++)
+		for (k = i; k < end; k++)
 			if (__ressd_index_slot_block(&rc->index,
 						     (r->tail_slot + k) % rc->lg.nr_slots, &b))
 				break;
 		spin_unlock_irq(&rc->index.lock);
-		if (WARN_ON_ONCE(k < min(i + RESSD_RELEASE_STEP, r->region)))
+		if (WARN_ON_ONCE(k < end))
 			return -EIO;
 		cond_resched();
 	}
-	ressd_log_release(rc, r->end_slot, r->end_seq, r->chain_epoch, r->region);
+	ressd_log_release(rc, c->slot, c->seq, c->epoch, hi - lo);
 	return 0;
+}
+
+/*
+ * Keep for the copies forward of parts @k on the room the largest of them
+ * takes, a trailer per record's chunk included (ressd_log_keep()).
+ */
+static void ressd_round_keep(struct ressd_c *rc, struct ressd_round *r, u32 k)
+{
+	u32 per = ressd_round_fwd_chunk(r), i = r->fwd_next, keep = 0, cnt, hi;
+
+	for (; r->density && k < r->nr_cuts; k++) {
+		hi = r->cut[k].region;
+		for (cnt = 0; i < r->n_fwd && ressd_round_dist(rc, r, r->fwd[i].slot) < hi; i++)
+			cnt++;
+		keep = max(keep, cnt + DIV_ROUND_UP(cnt, per));
+	}
+	ressd_log_keep(rc, keep);
+}
+
+/*
+ * 3. Part @k of the region, once its home writes are done: its copies
+ * forward, then durable, the checkpoint past it, and its slots back to the
+ * writer.  A density round's copies take room at the head before the part
+ * they come from is released: part by part, the room small writes need
+ * meanwhile comes back as the round goes.
+ */
+static int ressd_round_part(struct ressd_c *rc, struct ressd_round *r, u32 k)
+{
+	u32 lo = k ? r->cut[k - 1].region : 0, hi = r->cut[k].region;
+	int err = 0;
+
+	if (r->density && !r->fwd_first) {
+		err = ressd_round_forward(rc, r, hi);
+		/* Its copies took their room: keep what the next parts take. */
+		ressd_round_keep(rc, r, k + 1);
+	}
+	if (!err)
+		err = ressd_round_durable(rc, r, lo, hi);
+	if (!err)
+		err = ressd_round_checkpoint(rc, &r->cut[k]);
+	if (!err)
+		err = ressd_round_release(rc, r, lo, hi, &r->cut[k]);
+	return err;
 }
 
 /*
@@ -1445,6 +1635,7 @@ static int ressd_mover_round(struct ressd_c *rc)
 {
 	struct ressd_round r;
 	int err;
+	u32 k;
 
 	err = ressd_round_init(rc, &r);
 	if (err) {
@@ -1455,14 +1646,22 @@ static int ressd_mover_round(struct ressd_c *rc)
 		err = ressd_round_plan(rc, &r);
 	if (!err && r.want) {
 		ressd_round_decide(rc, &r);
-		err = ressd_round_issue(rc, &r);
+		/* Parts make room only for copies: none, no parts. */
+		if (!r.n_fwd)
+			ressd_round_one_part(&r);
+		if (r.fwd_first)
+			err = ressd_round_forward(rc, &r, r.region);
+		else
+			ressd_round_keep(rc, &r, 0);
 	}
 	if (!err && r.want)
-		err = ressd_round_durable(rc, &r);
-	if (!err && r.want)
-		err = ressd_round_checkpoint(rc, &r);
-	if (!err && r.want)
-		err = ressd_round_release(rc, &r);
+		err = ressd_round_issue(rc, &r);
+	if (!err && r.want && r.density)
+		ressd_round_drop_far(rc, &r);
+	for (k = 0; !err && r.want && k < r.nr_cuts; k++)
+		err = ressd_round_part(rc, &r, k);
+	if (r.density)
+		ressd_log_keep(rc, 0);
 	ressd_round_exit(&r);
 	return err == -ENOMEM ? -EIO : err;
 }

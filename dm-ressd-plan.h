@@ -142,6 +142,7 @@ struct ressd_move {
 	bool skip;	/* changed since planned: not moved */
 	bool superseded;	/* skipped: newer data is home, its write held */
 	bool far;	/* outside the round's region: a dense unit's other block */
+	bool copied;	/* a copy forward of this activation */
 };
 
 /**

@@ -222,6 +222,8 @@ struct ressd_log {
 	u32 pend_start;			/* first slot of the oldest unwritten record */
 	u32 pend_slots;			/* slots from pend_start on, as in used */
 	u32 wake_used;			/* wake mover_wait when used reaches it */
+	u32 kept;			/* slots small writes leave to the */
+					/*   mover's copies forward */
 	bool dirty;			/* log written since the last log flush */
 	bool broken;			/* a log write or flush failed: recovery */
 					/*   stops there, so no later one may be */
@@ -244,6 +246,13 @@ struct ressd_log {
 	 * rc->lock; the mover reads its region's bits without it.
 	 */
 	unsigned long *trailers;
+	/*
+	 * The slots between the tail and head that hold the mover's copies
+	 * forward of this activation: a round whose segment holds many of
+	 * them copies less (ressd_round_decide()).  Changed under rc->lock;
+	 * the mover reads its region's bits without it.
+	 */
+	unsigned long *copied;
 	struct hrtimer seal_timer;	/* commit delay of an idle log */
 	struct ressd_record *open;	/* the record being filled, or NULL */
 	struct ressd_record *inflight;	/* record or chunk being written, or NULL */
@@ -515,6 +524,7 @@ bool __ressd_log_invalidate(struct ressd_c *rc, u64 block, u64 nr);
 bool __ressd_log_room(struct ressd_c *rc, u32 need, bool reserve);
 /* Used slots from which a small write may find no room.  (rc->lock held) */
 u32 __ressd_log_full_at(struct ressd_c *rc);
+void ressd_log_keep(struct ressd_c *rc, u32 slots);
 /* The largest small write in sectors, a record's at most.  (rc->lock held) */
 unsigned int __ressd_log_small_max(struct ressd_c *rc);
 /*

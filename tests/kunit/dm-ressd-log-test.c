@@ -1116,6 +1116,76 @@ static void ressd_log_test_trailer_map(struct kunit *test)
 	t_teardown(t);
 }
 
+/*
+ * The room kept for the mover's copies (ressd_log_keep()): at most half the
+ * room; small writes leave it (refused where they would take it, and the
+ * mark where they may first be refused moves down by it), the copies take
+ * it; the copies' slots are marked copied (rc->log.copied) and a release
+ * clears the marks of its region, around the end of the log, and no other.
+ */
+static void ressd_log_test_kept(struct kunit *test)
+{
+	static const u64 blocks[] = { 7, 3, 100, 40 };
+	struct t_alloc *t = t_setup(test, 1024, 512);	/* 63 data blocks a record */
+	struct bio *carrier = kunit_kzalloc(test, sizeof(*carrier), GFP_KERNEL);
+	struct ressd_c *rc = t->rc;
+	u32 s, full, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, carrier);
+	t_shared_log(test, rc);
+	/* Limit 1016 (8 slots for invalidations): 76 slots of room. */
+	rc->log.used = 940;
+	spin_lock_irq(&rc->lock);
+	full = __ressd_log_full_at(rc);
+	spin_unlock_irq(&rc->lock);
+	ressd_log_keep(rc, 100);
+	KUNIT_EXPECT_EQ(test, rc->log.kept, 38U);
+	ressd_log_keep(rc, 30);
+	KUNIT_EXPECT_EQ(test, rc->log.kept, 30U);
+	spin_lock_irq(&rc->lock);
+	KUNIT_EXPECT_EQ(test, __ressd_log_full_at(rc), full - 30);
+	spin_unlock_irq(&rc->lock);
+
+	/* 1 + 46 + 30 > 76: refused; 1 + 45 + 30 fits. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 46), RESSD_NO_SLOT);
+	s = t_reserve(test, t, 45);
+	KUNIT_ASSERT_LT(test, s, RESSD_DEFER_SLOT);
+	KUNIT_EXPECT_EQ(test, s, 0U);
+	KUNIT_EXPECT_EQ(test, rc->log.used, 940U + 1 + 45);
+	t_seal(t);
+	/* 30 slots left, all kept: no small write, but the copies fit. */
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_NO_SLOT);
+	spin_lock_irq(&rc->lock);
+	s = __ressd_log_reserve_copies(rc, carrier, blocks, ARRAY_SIZE(blocks));
+	spin_unlock_irq(&rc->lock);
+	KUNIT_ASSERT_LT(test, s, RESSD_DEFER_SLOT);
+	KUNIT_EXPECT_EQ(test, s, 46U);	/* after the first record's trailer */
+	for (i = 0; i < 60; i++)
+		KUNIT_EXPECT_EQ_MSG(test, test_bit(i, rc->log.copied),
+				    i >= 46 && i < 46 + ARRAY_SIZE(blocks), "slot %u", i);
+	ressd_log_keep(rc, 0);
+	KUNIT_EXPECT_EQ(test, rc->log.kept, 0U);
+
+	/* A release clears the copied marks of its region, wrapping, and no other. */
+	bitmap_zero(rc->log.copied, 1024);
+	__set_bit(1009, rc->log.copied);
+	__set_bit(1010, rc->log.copied);
+	__set_bit(1023, rc->log.copied);
+	__set_bit(0, rc->log.copied);
+	__set_bit(20, rc->log.copied);
+	__set_bit(21, rc->log.copied);
+	rc->log.tail_slot = 1010;
+	ressd_log_release(rc, 21, 7, 1, 35);
+	KUNIT_EXPECT_TRUE(test, test_bit(1009, rc->log.copied));
+	KUNIT_EXPECT_FALSE(test, test_bit(1010, rc->log.copied));
+	KUNIT_EXPECT_FALSE(test, test_bit(1023, rc->log.copied));
+	KUNIT_EXPECT_FALSE(test, test_bit(0, rc->log.copied));
+	KUNIT_EXPECT_FALSE(test, test_bit(20, rc->log.copied));
+	KUNIT_EXPECT_TRUE(test, test_bit(21, rc->log.copied));
+	ressd_index_exit(&rc->index);
+	t_teardown(t);
+}
+
 /* An empty flush as map() sees it, under rc->lock. */
 static struct ressd_record *t_flush_direct(struct ressd_c *rc, struct bio *bio)
 {
@@ -1339,6 +1409,7 @@ static struct kunit_case ressd_log_test_cases[] = {
 	KUNIT_CASE(ressd_log_test_flush_direct),
 	KUNIT_CASE(ressd_log_test_record_direct),
 	KUNIT_CASE(ressd_log_test_trailer_map),
+	KUNIT_CASE(ressd_log_test_kept),
 	KUNIT_CASE(ressd_log_test_directed),
 	KUNIT_CASE(ressd_log_test_defer),
 	KUNIT_CASE(ressd_log_test_random),
