@@ -62,8 +62,9 @@
  * Free space (I4).  rc->log.used counts the slots from the tail (the oldest
  * record the mover has not moved home) to head, plus the trailer slot the
  * open record will take.  Small writes may use all but RESSD_INVAL_RESERVE
- * slots; the rest is kept for records that carry only invalidations, which
- * a direct write over logged blocks needs.  Slots between the tail and head
+ * slots, less the room a density round keeps for its copies forward
+ * (rc->log.kept); the rest is kept for records that carry only
+ * invalidations, which a direct write over logged blocks needs.  Slots between the tail and head
  * are never handed out; only the mover moves the tail.
  *
  * Crash semantics.  A crash loses the open record and any record whose

@@ -1620,6 +1620,9 @@ static int ressd_round_part(struct ressd_c *rc, struct ressd_round *r, u32 k)
 		err = ressd_round_checkpoint(rc, &r->cut[k]);
 	if (!err)
 		err = ressd_round_release(rc, r, lo, hi, &r->cut[k]);
+	/* The part's slots are room again: half of it may be kept. */
+	if (!err && r->density && !r->fwd_first)
+		ressd_round_keep(rc, r, k + 1);
 	return err;
 }
 

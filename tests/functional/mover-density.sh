@@ -41,7 +41,8 @@ density_case() {	# <name> <model> <seed>
 	# status extra 27: density_d, the last round's threshold: at least 1
 	# (0 only before the first round, or after a round in which units with
 	# no mapped block left held more of its moves than it could copy
-	# forward: with high_watermark 60 it may copy half its region; about 9
+	# forward: with high_watermark 60 it may copy up to three quarters of
+	# its region, or half where the region holds many copies; about 9
 	# on ssd-a and 25 on ssd-b here), at most the blocks of a unit (one
 	# above the densest unit when everything was copied: no unit here
 	# gathers a whole unit's blocks)

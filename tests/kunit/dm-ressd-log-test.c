@@ -1152,9 +1152,12 @@ static void ressd_log_test_kept(struct kunit *test)
 	KUNIT_ASSERT_LT(test, s, RESSD_DEFER_SLOT);
 	KUNIT_EXPECT_EQ(test, s, 0U);
 	KUNIT_EXPECT_EQ(test, rc->log.used, 940U + 1 + 45);
-	t_seal(t);
-	/* 30 slots left, all kept: no small write, but the copies fit. */
+	/* 30 slots left, all kept: no small write, in the open record or a new one. */
 	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_NO_SLOT);
+	KUNIT_EXPECT_EQ(test, rc->log.open->nr_data, 45U);
+	t_seal(t);
+	KUNIT_EXPECT_EQ(test, t_reserve(test, t, 1), RESSD_NO_SLOT);
+	/* But the copies fit. */
 	spin_lock_irq(&rc->lock);
 	s = __ressd_log_reserve_copies(rc, carrier, blocks, ARRAY_SIZE(blocks));
 	spin_unlock_irq(&rc->lock);
@@ -1165,6 +1168,13 @@ static void ressd_log_test_kept(struct kunit *test)
 				    i >= 46 && i < 46 + ARRAY_SIZE(blocks), "slot %u", i);
 	ressd_log_keep(rc, 0);
 	KUNIT_EXPECT_EQ(test, rc->log.kept, 0U);
+	s = t_reserve(test, t, 1);	/* in the copies' record */
+	KUNIT_EXPECT_LT(test, s, RESSD_DEFER_SLOT);
+	/* No room: nothing kept. */
+	rc->log.used = 1016;
+	ressd_log_keep(rc, 5);
+	KUNIT_EXPECT_EQ(test, rc->log.kept, 0U);
+	rc->log.used = 1000;
 
 	/* A release clears the copied marks of its region, wrapping, and no other. */
 	bitmap_zero(rc->log.copied, 1024);
