@@ -452,7 +452,7 @@ static u32 __ressd_log_take(struct ressd_c *rc, struct bio *bio, u64 block,
 	}
 	r->nr_data += nr;
 	__ressd_advance_head(rc, nr);
-	if (blocks && rc->log.copied)
+	if (blocks)
 		bitmap_set(rc->log.copied, first, nr);
 	bio_list_add(&r->bios, bio);
 	/*
@@ -1885,8 +1885,7 @@ void ressd_log_release(struct ressd_c *rc, u32 slot, u64 seq, u64 epoch,
 	spin_lock_irq(&rc->lock);
 	/* Forget the region's trailers: @nr slots from the tail, maybe wrapping. */
 	ressd_bitmap_clear_ring(rc->log.trailers, rc->lg.nr_slots, rc->log.tail_slot, nr);
-	if (rc->log.copied)
-		ressd_bitmap_clear_ring(rc->log.copied, rc->lg.nr_slots, rc->log.tail_slot, nr);
+	ressd_bitmap_clear_ring(rc->log.copied, rc->lg.nr_slots, rc->log.tail_slot, nr);
 	rc->log.tail_slot = slot;
 	rc->log.tail_seq = seq;
 	rc->log.tail_epoch = epoch;

@@ -921,6 +921,23 @@ static bool ressd_round_in_region(struct ressd_c *rc, struct ressd_round *r, u32
 	return ressd_round_dist(rc, r, slot) < r->region;
 }
 
+/* Is @slot in the part [@lo, @hi) of the region (slots from the tail)? */
+static bool ressd_round_in_part(struct ressd_c *rc, const struct ressd_round *r, u32 slot,
+				u32 lo, u32 hi)
+{
+	u32 d = ressd_round_dist(rc, r, slot);
+
+	return d >= lo && d < hi;
+}
+
+/* The first copy forward from fwd[@i] on that lies @hi slots from the tail or beyond. */
+static u32 ressd_round_fwd_end(struct ressd_c *rc, const struct ressd_round *r, u32 i, u32 hi)
+{
+	while (i < r->n_fwd && ressd_round_dist(rc, r, r->fwd[i].slot) < hi)
+		i++;
+	return i;
+}
+
 /*
  * The blocks of [@lo, @hi) the index maps: how many.  With @far, those
  * whose slots lie beyond the region are added after the region's moves as
@@ -1029,7 +1046,7 @@ static void ressd_round_sort_fwd(struct ressd_round *r)
 static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 {
 	u64 origin_blocks = rc->lg.origin_blocks, P = r->unit_pages;
-	u32 i, j, k, nt = 0, nh = 0, d, used, limit, max_fwd, per, fwd, before;
+	u32 i, j, k, nt = 0, nh = 0, d, used, limit, half_room, max_fwd, per, fwd, before;
 
 	if (!r->density)
 		WRITE_ONCE(rc->mover.density_d, 0);	/* (status) */
@@ -1052,13 +1069,13 @@ static void ressd_round_decide(struct ressd_c *rc, struct ressd_round *r)
 	/* Copies take a trailer per record's data too. */
 	used = ressd_log_used(rc);
 	limit = rc->lg.nr_slots - RESSD_INVAL_RESERVE;
+	half_room = used < limit ? (limit - used) / 2 : 0;
 	for (i = 0, k = 0; i < r->n; i++)
 		k += r->mv[i].copied;
 	if ((u64)k * 8 < r->n) {
-		max_fwd = min_t(u64, r->region - r->region / 4,
-				(u64)(used < limit ? (limit - used) / 2 : 0) * r->nr_cuts);
+		max_fwd = min_t(u64, r->region - r->region / 4, (u64)half_room * r->nr_cuts);
 	} else {
-		max_fwd = min(r->region / 2, used < limit ? (limit - used) / 2 : 0);
+		max_fwd = min(r->region / 2, half_room);
 		ressd_round_one_part(r);
 		r->fwd_first = true;
 	}
@@ -1361,9 +1378,7 @@ static int ressd_round_forward(struct ressd_c *rc, struct ressd_round *r, u32 hi
 	u64 fg = ressd_foreground_ios(rc);
 	int err;
 
-	for (end = r->fwd_next; end < r->n_fwd && ressd_round_dist(rc, r, r->fwd[end].slot) < hi;
-	     end++)
-		;
+	end = ressd_round_fwd_end(rc, r, r->fwd_next, hi);
 	for (i = r->fwd_next; i < end; i += cnt) {
 		ktime_t t0 = ktime_get();
 
@@ -1487,7 +1502,7 @@ static const struct ressd_move *ressd_round_move(const struct ressd_round *r, u3
  */
 static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r, u32 lo, u32 hi)
 {
-	u32 n = r->n_home + r->n_fwd, i = 0, step, d;
+	u32 n = r->n_home + r->n_fwd, i = 0, step;
 	bool left = false;
 	int err;
 
@@ -1497,10 +1512,8 @@ static int ressd_round_durable(struct ressd_c *rc, struct ressd_round *r, u32 lo
 			const struct ressd_move *mv = ressd_round_move(r, i);
 			u64 b;
 
-			if (mv->far || !mv->skip || mv->superseded)
-				continue;
-			d = ressd_round_dist(rc, r, mv->slot);
-			left = d >= lo && d < hi &&
+			left = !mv->far && mv->skip && !mv->superseded &&
+			       ressd_round_in_part(rc, r, mv->slot, lo, hi) &&
 			       __ressd_index_slot_block(&rc->index, mv->slot, &b);
 		}
 		spin_unlock_irq(&rc->index.lock);
@@ -1544,7 +1557,7 @@ static int ressd_round_checkpoint(struct ressd_c *rc, struct ressd_round_cut *c)
 static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r, u32 lo, u32 hi,
 			       const struct ressd_round_cut *c)
 {
-	u32 n = r->n_home + r->n_fwd, i = 0, k, step, d, end;
+	u32 n = r->n_home + r->n_fwd, i = 0, k, step, end;
 	u64 b;
 
 	while (i < n) {
@@ -1553,10 +1566,7 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r, u32 lo
 		for (step = 0; i < n && step < RESSD_RELEASE_STEP; i++, step++) {
 			const struct ressd_move *mv = ressd_round_move(r, i);
 
-			if (mv->far)
-				continue;
-			d = ressd_round_dist(rc, r, mv->slot);
-			if (d >= lo && d < hi)
+			if (!mv->far && ressd_round_in_part(rc, r, mv->slot, lo, hi))
 				__ressd_index_remove_slot(&rc->index, mv->slot);
 		}
 		spin_unlock(&rc->index.lock);
@@ -1586,12 +1596,11 @@ static int ressd_round_release(struct ressd_c *rc, struct ressd_round *r, u32 lo
  */
 static void ressd_round_keep(struct ressd_c *rc, struct ressd_round *r, u32 k)
 {
-	u32 per = ressd_round_fwd_chunk(r), i = r->fwd_next, keep = 0, cnt, hi;
+	u32 per = ressd_round_fwd_chunk(r), i = r->fwd_next, keep = 0, cnt, end;
 
-	for (; r->density && k < r->nr_cuts; k++) {
-		hi = r->cut[k].region;
-		for (cnt = 0; i < r->n_fwd && ressd_round_dist(rc, r, r->fwd[i].slot) < hi; i++)
-			cnt++;
+	for (; r->density && k < r->nr_cuts; k++, i = end) {
+		end = ressd_round_fwd_end(rc, r, i, r->cut[k].region);
+		cnt = end - i;
 		keep = max(keep, cnt + DIV_ROUND_UP(cnt, per));
 	}
 	ressd_log_keep(rc, keep);
