@@ -32,6 +32,12 @@
 # blocks) at BENCH_SWEEP_N besides the preset's own (full: 2 4 16; quick:
 # none), for the presets in BENCH_SWEEP_PRESETS (quick: ssd-a; full: ssd-a
 # ssd-b; empty: none).
+# Traces (blktrace of the writes reaching the emulated SSD, for
+# tools/model/ftl-replay.py): the runs of raw and of each dm-ressd stack of
+# the workloads in BENCH_TRACE_WORKLOADS (default randw4k), in
+# .out/bench/guest/trace-<preset>-<stack>[-<workload>].txt (no suffix for
+# randw4k), and trace-<preset>-<stack>-prep.txt from the stack's creation
+# when its first workload is traced.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 

@@ -120,16 +120,17 @@ wl_sqlite() {
 	esac
 }
 
-# traced_run <stack> <workload>: is this run traced (TRACE set; randw4k of
-# raw or of a dm-ressd stack)?
+# traced_run <stack> <workload>: is this run traced (TRACE set; a workload
+# of BENCH_TRACE_WORKLOADS, default randw4k, of raw or of a dm-ressd stack)?
 traced_run() {
-	[ -n "${TRACE:-}" ] && [ "$2" = randw4k ] && { [ "$1" = raw ] || [ "${1%%:*}" = ressd ]; }
+	[ -n "${TRACE:-}" ] && case " ${BENCH_TRACE_WORKLOADS:-randw4k} " in *" $2 "*) ;; *) false ;; esac &&
+		{ [ "$1" = raw ] || [ "${1%%:*}" = ressd ]; }
 }
 
 # run_stack <stack> <workloads...>: one stack on the current ftlsim device:
 # create it with a fresh file system, run each workload, remove it.  The
-# randw4k runs of raw and of each dm-ressd stack are traced with blktrace
-# when TRACE is set (the LBA-over-time picture: raw and ressd, the
+# randw4k runs (BENCH_TRACE_WORKLOADS) of raw and of each dm-ressd stack are
+# traced with blktrace when TRACE is set (the LBA-over-time picture: raw and ressd, the
 # defaults; tools/model/ftl-replay.py names the writes that cost merges),
 # and when randw4k is the stack's first workload, so is everything before
 # its run, from the stack's creation (trace-<preset>-<stack>-prep.txt: the
@@ -159,7 +160,7 @@ run_stack() {
 		phase_start
 		traced=
 		if traced_run "$st" "$WORKLOAD"; then
-			traced=$BENCH_OUT/trace-$FTL_PRESET-$st.txt
+			traced=$BENCH_OUT/trace-$FTL_PRESET-$st$([ "$WORKLOAD" = randw4k ] || echo "-$WORKLOAD").txt
 			trace_start
 		fi
 		say "$FTL_PRESET $st $WORKLOAD: run"

@@ -3,7 +3,9 @@
 
 The bench traces the writes that reach the emulated SSD during a traced
 randw4k run (tests/bench/bench-guest.sh, TRACE: "time sector bytes" a line,
-in <out>/guest/trace-<preset>-<stack>.txt).  This replays them on the
+in <out>/guest/trace-<preset>-<stack>.txt; the runs of other workloads too
+with BENCH_TRACE_WORKLOADS, e.g. "randw4k postmark", in
+trace-<preset>-<stack>-<workload>.txt).  This replays them on the
 log-block model (class HLB of the Python sketch that dm-ftlsim implements,
 as tools/model/density-rule.py does) and prints every merge that is not a
 switch merge, with the write that caused it and whether the unit lies in
