@@ -24,9 +24,10 @@
 # reloads during the writes.
 #
 # tests/crash/ressd-replay.c then plans crash states from the log: every kind
-# of point (FLUSH, FUA, writer mark, random cut), random subsets of the
-# writes after a point in random order, and multi-block writes torn at a
-# 4 KiB boundary.  The log prefix is replayed forward onto a base device
+# of point (FLUSH, FUA, writer mark, random cut, just after a superblock
+# write: a checkpoint, also between two parts of a density round), random
+# subsets of the writes after a point in random order, and multi-block
+# writes torn at a 4 KiB boundary.  The log prefix is replayed forward onto a base device
 # (a copy of the disk as it was when logging began); each state is a
 # non-persistent dm-snapshot of the base, plus the state's extra writes.
 # On each: create dm-ressd (recovery) and verify every block against the
@@ -133,7 +134,7 @@ dm_create cr_cow2 "0 $COW linear $B $((L1 + L2 + COW))"
 
 # ---- one geometry: its workload and its share of the states ----
 declare -A nstate nviol
-kinds="flush fua mark cut subset torn"
+kinds="flush fua mark cut checkpoint subset torn"
 for k in $kinds i6; do nstate[$k]=0 nviol[$k]=0; done
 run_geometry() {
 # The disk as logging begins: the target's log formats afresh (first 8 KiB
@@ -263,7 +264,7 @@ else
 		fail "data_csum 1, and trailers name ordered entries"
 fi
 "$REPLAY" plan --log $M/cr_l1 --states "$GSTATES" --seed "$((SEED + gi))" \
-	--i6-every "$I6_EVERY" >"$TMPDIR/plan" || fail "ressd-replay plan"
+	--i6-every "$I6_EVERY" --sb "$NORMAL" >"$TMPDIR/plan" || fail "ressd-replay plan"
 for k in $kinds; do
 	grep -q " $k " "$TMPDIR/plan" || fail "the plan has no $k state"
 done
@@ -393,7 +394,7 @@ secs=$(( $(date +%s) - t0 ))
 
 total=0 bad=0
 for k in $kinds i6; do
-	printf '%-7s %5d states checked, %d violations\n' "$k" "${nstate[$k]}" "${nviol[$k]}"
+	printf '%-10s %5d states checked, %d violations\n' "$k" "${nstate[$k]}" "${nviol[$k]}"
 	[ $k = i6 ] || total=$((total + ${nstate[$k]}))
 	bad=$((bad + ${nviol[$k]}))
 done

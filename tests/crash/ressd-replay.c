@@ -53,6 +53,9 @@
  *   fua     p just after a FUA entry (without FLUSH)
  *   mark    p just after a writer mark
  *   cut     p anywhere
+ *   checkpoint  p just after a write of dm-ressd's superblock (--sb: the
+ *           first sector of its two copies): the tail moved past a round or
+ *           a part of one, and the next part's copies not yet made
  *   subset  p at a FLUSH or FUA point, extras a random non-empty subset, in
  *           random order, of the writes of the window after p
  *   torn    p at a FLUSH or FUA point, extras a random subset of the window
@@ -114,6 +117,8 @@ static struct {
 	struct entry *e;
 	uint64_t rng;
 	uint64_t skipped;	/* blocks apply left out (superseded_by_fua) */
+	uint64_t sb;		/* byte offset of dm-ressd's superblock copies */
+	int has_sb;
 } L;
 
 #define die(...) (fprintf(stderr, "ressd-replay: " __VA_ARGS__), \
@@ -202,6 +207,19 @@ static void load(const char *path)
 static int is_data(const struct entry *e)	/* a write or discard */
 {
 	return !(e->flags & LW_MARK) && e->nr;
+}
+
+/*
+ * A write of a superblock copy (--sb): dm-ressd's checkpoint, one a mover
+ * round, or one a part of a round that copies forward (mover_policy
+ * density), so that states just after it crash between two parts.
+ */
+static int is_ckpt(const struct entry *e)
+{
+	uint64_t at = e->sector * L.ss;
+
+	return L.has_sb && !(e->flags & LW_MARK) && e->nr &&
+	       at < L.sb + 2 * BLK && at + e->nr * L.ss > L.sb;
 }
 
 static int is_point(const struct entry *e)	/* FLUSH or FUA */
@@ -398,9 +416,9 @@ struct state {
 	char *extras;
 };
 
-enum { K_FLUSH, K_FUA, K_MARK, K_CUT, K_SUBSET, K_TORN, NK };
-static const char *kind_names[NK] = { "flush", "fua", "mark", "cut", "subset",
-				      "torn" };
+enum { K_FLUSH, K_FUA, K_MARK, K_CUT, K_CKPT, K_SUBSET, K_TORN, NK };
+static const char *kind_names[NK] = { "flush", "fua", "mark", "cut", "checkpoint",
+				      "subset", "torn" };
 
 static struct state *st;
 static uint64_t nst, cap;
@@ -549,7 +567,7 @@ static uint64_t pick(uint64_t *cand, uint64_t nc, uint64_t quota, int kind)
 
 static int cmd_plan(uint64_t m, uint64_t i6_every)
 {
-	static const int pct[NK] = { 30, 15, 10, 10, 20, 15 };
+	static const int pct[NK] = { 25, 15, 10, 10, 10, 20, 10 };
 	uint64_t *cand[NK], nc[NK] = { 0 }, *w, *c, max = 0, left = m;
 	uint64_t *pts, npts = 0, per[NK] = { 0 };
 
@@ -573,11 +591,13 @@ static int cmd_plan(uint64_t m, uint64_t i6_every)
 			    [nc[e->flags & LW_FLUSH ? K_FLUSH : K_FUA]++] = i + 1;
 		if (is_point(e))
 			pts[npts++] = i + 1;
+		if (is_ckpt(e))
+			cand[K_CKPT][nc[K_CKPT]++] = i + 1;
 	}
 	cut_at[0] = 0;
 	for (uint64_t i = 0; i < L.n; i++)
 		cand[K_CUT][nc[K_CUT]++] = i + 1;
-	for (int k = K_FLUSH; k <= K_CUT; k++)
+	for (int k = K_FLUSH; k <= K_CKPT; k++)
 		left -= pick(cand[k], nc[k], m * pct[k] / 100, k);
 	/* the rest: subsets and torn writes at random points */
 	for (uint64_t tries = 0; left && npts && tries < 50 * m; tries++) {
@@ -597,7 +617,7 @@ static int cmd_plan(uint64_t m, uint64_t i6_every)
 	fprintf(stderr, "plan: %" PRIu64 " states of %" PRIu64 " entries:", nst, L.n);
 	for (int k = 0; k < NK; k++)
 		fprintf(stderr, " %s=%" PRIu64 "/%" PRIu64, kind_names[k], per[k],
-			k <= K_CUT ? nc[k] : npts);
+			k <= K_CKPT ? nc[k] : npts);
 	fprintf(stderr, " (picked/candidates)\n");
 	return 0;
 }
@@ -730,7 +750,7 @@ static void usage(void)
 		"       ressd-replay marks --log L\n"
 		"       ressd-replay list  --log L\n"
 		"       ressd-replay trailers --log L\n"
-		"       ressd-replay plan  --log L --states M [--seed S] [--i6-every K]\n"
+		"       ressd-replay plan  --log L --states M [--seed S] [--i6-every K] [--sb SECTOR]\n"
 		"       ressd-replay apply --log L --dev D (--range A:B | --list SPEC)\n");
 	exit(2);
 }
@@ -741,7 +761,7 @@ int main(int argc, char **argv)
 		{ "log", 1, NULL, 'l' }, { "dev", 1, NULL, 'd' },
 		{ "states", 1, NULL, 'm' }, { "seed", 1, NULL, 's' },
 		{ "i6-every", 1, NULL, 'k' }, { "range", 1, NULL, 'r' },
-		{ "list", 1, NULL, 'L' }, { NULL, 0, NULL, 0 },
+		{ "list", 1, NULL, 'L' }, { "sb", 1, NULL, 'b' }, { NULL, 0, NULL, 0 },
 	};
 	const char *log = NULL, *dev = NULL;
 	char *list = NULL;
@@ -763,6 +783,10 @@ int main(int argc, char **argv)
 			ranged = 1;
 			break;
 		case 'L': list = optarg; break;
+		case 'b':
+			L.sb = strtoull(optarg, NULL, 0) * 512;
+			L.has_sb = 1;
+			break;
 		default: usage();
 		}
 	}
