@@ -16,7 +16,8 @@
 # mode), writeboost (ext4 on dm-writeboost, built from Debian's
 # dm-writeboost-dkms source, unpacked, not installed; skipped where it does
 # not build, as on 6.12), bcache (ext4 on bcache, writeback), f2fs.
-# Workloads: randw4k, mixed, postmark, sqlite (tests/bench/bench-guest.sh).
+# Workloads: randw4k, mixed, postmark, sqlite (tests/bench/bench-guest.sh);
+# hotw4k (randw4k with 90 % of the writes to a tenth of the file) on request.
 #
 # Full: presets ssd-a ssd-b ssd-c, a 32 MiB reserved area, every stack
 # (ressd:setup included), about an hour under software emulation (37

@@ -309,11 +309,12 @@ def plot_lba(paths, disk, rsv, preset, png):
 
 WORKLOAD_NAMES = {
     "randw4k": "fio 4 KiB random write",
+    "hotw4k": "fio 4 KiB random write, 90 % to a tenth",
     "mixed": "fio 4 KiB random 70/30 read/write",
     "postmark": "Postmark",
     "sqlite": "sqlite3 small transactions (fsync)",
 }
-WORKLOAD_ORDER = ["randw4k", "mixed", "postmark", "sqlite"]
+WORKLOAD_ORDER = ["randw4k", "hotw4k", "mixed", "postmark", "sqlite"]
 
 
 def bench(out, res, meta):

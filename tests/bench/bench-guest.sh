@@ -6,6 +6,8 @@
 # the emulator (tests/bench/lib.sh), a fresh file system, then each
 # workload:
 #   randw4k   fio 4 KiB random writes over a file of 8x the reserved area
+#   hotw4k    the same, 90 % of them to the file's first tenth (hot and cold
+#             blocks; not in the default list)
 #   mixed     fio 4 KiB random 70 % reads / 30 % writes over the same file
 #   postmark  Postmark, scaled down
 #   sqlite    sqlite3 (Python's module), small transactions, each committed
@@ -57,6 +59,19 @@ wl_randw4k() {	# <prepare|run>
 	run)
 		run_counted fio --name=randw --filename=$BENCH_MNT/fio.file --size="${SPAN_MIB}M" \
 			--rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$RANDW_IOS" \
+			--randrepeat=0 --randseed=4242 --norandommap --random_generator=tausworthe64 \
+			--end_fsync=1 --output="$BENCH_TMP/fio.txt"
+		OPS=$RANDW_IOS
+		;;
+	esac
+}
+wl_hotw4k() {
+	case $1 in
+	prepare) wl_randw4k prepare ;;
+	run)
+		run_counted fio --name=hotw --filename=$BENCH_MNT/fio.file --size="${SPAN_MIB}M" \
+			--rw=randwrite --bs=4k --direct=1 --ioengine=psync --number_ios="$RANDW_IOS" \
+			--random_distribution=zoned:90/10:10/90 \
 			--randrepeat=0 --randseed=4242 --norandommap --random_generator=tausworthe64 \
 			--end_fsync=1 --output="$BENCH_TMP/fio.txt"
 		OPS=$RANDW_IOS
