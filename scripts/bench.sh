@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
 	--presets) presets=$2; shift ;;
 	--stacks) stacks=$2; shift ;;
 	--workloads) workloads=$2; shift ;;
-	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) ressd_die "unknown argument $1 (see --help)" ;;
 	esac
 	shift

@@ -147,7 +147,7 @@ traced_run() {
 # randw4k runs (BENCH_TRACE_WORKLOADS) of raw and of each dm-ressd stack are
 # traced with blktrace when TRACE is set (the LBA-over-time picture: raw and ressd, the
 # defaults; tools/model/ftl-replay.py names the writes that cost merges),
-# and when randw4k is the stack's first workload, so is everything before
+# and when the stack's first workload is traced, so is everything before
 # its run, from the stack's creation (trace-<preset>-<stack>-prep.txt: the
 # device's state when the run begins, for the replay).
 run_stack() {

@@ -24,8 +24,9 @@
 # reloads during the writes.
 #
 # tests/crash/ressd-replay.c then plans crash states from the log: every kind
-# of point (FLUSH, FUA, writer mark, random cut, just after a superblock
-# write: a checkpoint, also between two parts of a density round), random
+# of point (FLUSH, FUA, writer mark, random cut, just after a checkpoint:
+# a superblock write that moves the tail, also between two parts of a
+# density round), random
 # subsets of the writes after a point in random order, and multi-block
 # writes torn at a 4 KiB boundary.  The log prefix is replayed forward onto a base device
 # (a copy of the disk as it was when logging began); each state is a

@@ -8,7 +8,7 @@
  *   ressd-replay marks --log L
  *   ressd-replay list  --log L
  *   ressd-replay trailers --log L
- *   ressd-replay plan  --log L --states M [--seed S] [--i6-every K]
+ *   ressd-replay plan  --log L --states M [--seed S] [--i6-every K] [--sb SECTOR]
  *   ressd-replay apply --log L --dev D --range A:B
  *   ressd-replay apply --log L --dev D --list SPEC
  *
@@ -53,9 +53,12 @@
  *   fua     p just after a FUA entry (without FLUSH)
  *   mark    p just after a writer mark
  *   cut     p anywhere
- *   checkpoint  p just after a write of dm-ressd's superblock (--sb: the
- *           first sector of its two copies): the tail moved past a round or
- *           a part of one, and the next part's copies not yet made
+ *   checkpoint  p just after the first superblock copy of a checkpoint
+ *           (--sb: the 512-byte sector where dm-ressd's two copies start):
+ *           a superblock write whose tail moved within one epoch, the end of
+ *           a mover round or of a part of a density round (the next part's
+ *           copies not made yet); the format's and recoveries' superblock
+ *           writes are not checkpoints
  *   subset  p at a FLUSH or FUA point, extras a random non-empty subset, in
  *           random order, of the writes of the window after p
  *   torn    p at a FLUSH or FUA point, extras a random subset of the window
@@ -101,6 +104,7 @@
 #define BLK		4096
 #define WMARK		"ressd-writer:"
 #define REC_MAGIC	0x676c2d4453536552ULL	/* dm-ressd's "ReSSD-lg" */
+#define SB_MAGIC	0x62732d4453536552ULL	/* dm-ressd's "ReSSD-sb" */
 
 struct entry {
 	uint64_t pos;		/* byte offset of the entry's sector in the log */
@@ -210,16 +214,28 @@ static int is_data(const struct entry *e)	/* a write or discard */
 }
 
 /*
- * A write of a superblock copy (--sb): dm-ressd's checkpoint, one a mover
- * round, or one a part of a round that copies forward (mover_policy
- * density), so that states just after it crash between two parts.
+ * A write of a superblock copy (--sb: its two 4 KiB copies from that
+ * 512-byte sector on): its epoch and tail_seq (struct ressd_disk_sb of
+ * dm-ressd-format.h: le64 at bytes 120 and 112).  Returns 0 for any other
+ * entry.
  */
-static int is_ckpt(const struct entry *e)
+static int sb_write(const struct entry *e, uint64_t *epoch, uint64_t *tail_seq)
 {
-	uint64_t at = e->sector * L.ss;
+	static uint8_t b[BLK] __attribute__((aligned(BLK)));	/* (O_DIRECT) */
+	uint64_t at = e->sector * L.ss, off;
 
-	return L.has_sb && !(e->flags & LW_MARK) && e->nr &&
-	       at < L.sb + 2 * BLK && at + e->nr * L.ss > L.sb;
+	if (!L.has_sb || (e->flags & (LW_MARK | LW_DISCARD)) || !e->nr ||
+	    at >= L.sb + 2 * BLK || at + e->nr * L.ss <= L.sb)
+		return 0;
+	off = at < L.sb ? L.sb - at : (BLK - (at - L.sb) % BLK) % BLK;
+	if (off % L.ss || off + L.ss > e->nr * L.ss || L.ss > BLK)
+		return 0;
+	xpread(L.lfd, b, L.ss, e->pos + L.ss + off, "a superblock");
+	if (le64(b) != SB_MAGIC)
+		return 0;
+	*tail_seq = le64(b + 112);
+	*epoch = le64(b + 120);
+	return 1;
 }
 
 static int is_point(const struct entry *e)	/* FLUSH or FUA */
@@ -570,6 +586,8 @@ static int cmd_plan(uint64_t m, uint64_t i6_every)
 	static const int pct[NK] = { 25, 15, 10, 10, 10, 20, 10 };
 	uint64_t *cand[NK], nc[NK] = { 0 }, *w, *c, max = 0, left = m;
 	uint64_t *pts, npts = 0, per[NK] = { 0 };
+	uint64_t ep, seq, sb_epoch = 0, sb_seq = 0;
+	int sb_seen = 0;
 
 	cut_at = calloc(L.n + 1, sizeof(*cut_at));
 	pts = calloc(L.n + 1, sizeof(*pts));
@@ -591,8 +609,19 @@ static int cmd_plan(uint64_t m, uint64_t i6_every)
 			    [nc[e->flags & LW_FLUSH ? K_FLUSH : K_FUA]++] = i + 1;
 		if (is_point(e))
 			pts[npts++] = i + 1;
-		if (is_ckpt(e))
-			cand[K_CKPT][nc[K_CKPT]++] = i + 1;
+		/*
+		 * A checkpoint: a superblock write that moves the tail within
+		 * one epoch (a round's end, or a part's in a density round),
+		 * not the format's, a recovery's (a new epoch) or a tunable's
+		 * (the same tail); the first of its two copies.
+		 */
+		if (sb_write(e, &ep, &seq)) {
+			if (sb_seen && ep == sb_epoch && seq != sb_seq)
+				cand[K_CKPT][nc[K_CKPT]++] = i + 1;
+			sb_seen = 1;
+			sb_epoch = ep;
+			sb_seq = seq;
+		}
 	}
 	cut_at[0] = 0;
 	for (uint64_t i = 0; i < L.n; i++)

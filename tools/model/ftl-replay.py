@@ -16,10 +16,13 @@ trace (below); a run's trace alone starts from an unknown state.
   HLB_MODEL=<hlb_model.py> python3 ftl-replay.py PRESET TRACE[,TRACE...] [LOG_SECTOR]
 
 Several traces, comma-separated, are replayed in order: the bench also
-traces each traced stack from its creation to its randw4k run
-(trace-<preset>-<stack>-prep.txt: the stack's setup, mkfs, the fio file's
-layout), and each stack starts on a fresh model (no open log blocks), so
-"PREP,RUN" replays everything the device saw.  LOG_SECTOR: the first
+traces each traced stack from its creation to the run of its first
+workload, when that one is traced (trace-<preset>-<stack>-prep.txt: the
+stack's setup, mkfs, the fio file's layout), and each stack starts on a
+fresh model (no open log blocks), so "PREP,RUN" of that first workload
+replays everything the device saw.  A later workload's trace starts from a
+state the replay does not know (the earlier workloads and its own
+preparation are not traced).  LOG_SECTOR: the first
 sector of the reserved area (the table's log offset), to name the region
 of each write; without it every unit is "?".
 """
