@@ -224,7 +224,7 @@ static int sb_write(const struct entry *e, uint64_t *epoch, uint64_t *tail_seq)
 	static uint8_t b[BLK] __attribute__((aligned(BLK)));	/* (O_DIRECT) */
 	uint64_t at = e->sector * L.ss, off;
 
-	if (!L.has_sb || (e->flags & (LW_MARK | LW_DISCARD)) || !e->nr ||
+	if (!L.has_sb || !is_data(e) || (e->flags & LW_DISCARD) ||
 	    at >= L.sb + 2 * BLK || at + e->nr * L.ss <= L.sb)
 		return 0;
 	off = at < L.sb ? L.sb - at : (BLK - (at - L.sb) % BLK) % BLK;
