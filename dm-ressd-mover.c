@@ -621,6 +621,7 @@ struct ressd_round {
 	 * region (far) among them; fwd[0..n_fwd) are copied forward.
 	 */
 	bool density;
+	bool drain;		/* a drain's round: everything home */
 	u32 n_home;
 	u32 far_cap;		/* far moves a round takes at most */
 	u32 n_far;
@@ -653,7 +654,12 @@ static void ressd_round_free_fill(struct ressd_round *r)
  * units of at most RESSD_FILL_MAX_PAGES: P for a unit, and for the moves of
  * the steps written next half as many as the log has slots, up to
  * RESSD_FILL_READ_PAGES and to the moves the round may take, P at least.
- * Without P + P of them units go sparse, and each batch is read on its own.
+ * A drain's round may take as many as the log has slots, up to
+ * RESSD_FILL_DRAIN_PAGES and a 32nd of the memory: its moves lie all over
+ * the log, and each pass of the read ahead reads it through from end to
+ * end (a 32 MiB log drained with 6000 live blocks: two passes of 4096
+ * pages read 16000 pages, one reads 8000).  Without P + P of them units go
+ * sparse, and each batch is read on its own.
  */
 static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 {
@@ -661,7 +667,11 @@ static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 
 	if (!P || P > RESSD_FILL_MAX_PAGES)
 		return;
-	want = min_t(u32, rc->lg.nr_slots / 2, RESSD_FILL_READ_PAGES);
+	if (r->drain)
+		want = min_t(unsigned long, min_t(u32, rc->lg.nr_slots, RESSD_FILL_DRAIN_PAGES),
+			     max_t(unsigned long, RESSD_FILL_READ_PAGES, totalram_pages() / 32));
+	else
+		want = min_t(u32, rc->lg.nr_slots / 2, RESSD_FILL_READ_PAGES);
 	want = max(P, min(want, r->want + RESSD_REC_MAX_ITEMS + r->far_cap));
 	r->fill = kvcalloc(P + want, sizeof(*r->fill), GFP_KERNEL);
 	if (!r->fill)
@@ -690,7 +700,8 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 	r->want = reg.written;	/* written records only */
 	r->batch = ressd_block_of(rc->tunables.mover_batch);
 	r->dm = rc->tunables.dev_model;
-	if (!rc->mover.draining && !__ressd_mover_needed(rc)) {
+	r->drain = rc->mover.draining;
+	if (!r->drain && !__ressd_mover_needed(rc)) {
 		u32 high, low;
 
 		__ressd_mover_marks(rc, &high, &low);

@@ -116,6 +116,12 @@ enum ressd_unit_op {
  * pages (ressd_round_fill_pages()).
  */
 #define RESSD_FILL_READ_PAGES	4096
+/*
+ * A drain's read ahead, at most (64 MiB of pages, and no more than a 32nd
+ * of the memory): a drain takes every live block home in one round, and
+ * each pass of the read ahead reads through the whole log.
+ */
+#define RESSD_FILL_DRAIN_PAGES	16384
 /* Pages per request (the block layer's BIO_MAX_VECS). */
 #define RESSD_REQ_PAGES		256
 

@@ -1495,7 +1495,7 @@ bad:
 
 static struct target_type ressd_target = {
 	.name = "ressd",
-	.version = {0, 5, 3},
+	.version = {0, 5, 4},
 	.module = THIS_MODULE,
 	.ctr = ressd_ctr,
 	.dtr = ressd_dtr,
