@@ -621,7 +621,7 @@ struct ressd_round {
 	 * region (far) among them; fwd[0..n_fwd) are copied forward.
 	 */
 	bool density;
-	bool drain;		/* a drain's round: everything home */
+	bool drain;		/* a "drain" message's round: everything home */
 	u32 n_home;
 	u32 far_cap;		/* far moves a round takes at most */
 	u32 n_far;
@@ -655,11 +655,13 @@ static void ressd_round_free_fill(struct ressd_round *r)
  * the steps written next half as many as the log has slots, up to
  * RESSD_FILL_READ_PAGES and to the moves the round may take, P at least.
  * A drain's round may take as many as the log has slots, up to
- * RESSD_FILL_DRAIN_PAGES and a 32nd of the memory: its moves lie all over
- * the log, and each pass of the read ahead reads it through from end to
- * end (a 32 MiB log drained with 6000 live blocks: two passes of 4096
- * pages read 16000 pages, one reads 8000).  Without P + P of them units go
- * sparse, and each batch is read on its own.
+ * RESSD_FILL_DRAIN_PAGES and a 32nd of the memory (RESSD_FILL_READ_PAGES
+ * at least): its moves lie all over the log, and each pass of the read
+ * ahead reads it through from end to end (a 32 MiB log drained with 6000
+ * live blocks: two passes of 4096 pages read 16000 pages, one reads 8000).
+ * Without P + P of them units go sparse, and each batch is read on its
+ * own.  The pages go back when the home writes are done.  A drain at
+ * suspend (held writes) keeps the smaller pool.
  */
 static void ressd_round_fill_pages(struct ressd_c *rc, struct ressd_round *r)
 {
@@ -700,7 +702,7 @@ static int ressd_round_init(struct ressd_c *rc, struct ressd_round *r)
 	r->want = reg.written;	/* written records only */
 	r->batch = ressd_block_of(rc->tunables.mover_batch);
 	r->dm = rc->tunables.dev_model;
-	r->drain = rc->mover.draining;
+	r->drain = rc->mover.draining && !rc->suspending;
 	if (!r->drain && !__ressd_mover_needed(rc)) {
 		u32 high, low;
 
@@ -1679,6 +1681,8 @@ static int ressd_mover_round(struct ressd_c *rc)
 	}
 	if (!err && r.want)
 		err = ressd_round_issue(rc, &r);
+	/* Its pages are of no more use: a drain's may be many. */
+	ressd_round_free_fill(&r);
 	if (!err && r.want && r.density)
 		ressd_round_drop_far(rc, &r);
 	for (k = 0; !err && r.want && k < r.nr_cuts; k++)

@@ -112,14 +112,15 @@ enum ressd_unit_op {
 #define RESSD_FILL_MAX_PAGES	1024
 /*
  * Moves of the steps a round writes next read at once, at most (16 MiB of
- * pages); no more than half the log's slots either, unless a unit has more
- * pages (ressd_round_fill_pages()).
+ * pages; a drain's: RESSD_FILL_DRAIN_PAGES); no more than half the log's
+ * slots either, unless a unit has more pages (ressd_round_fill_pages()).
  */
 #define RESSD_FILL_READ_PAGES	4096
 /*
  * A drain's read ahead, at most (64 MiB of pages, and no more than a 32nd
- * of the memory): a drain takes every live block home in one round, and
- * each pass of the read ahead reads through the whole log.
+ * of the memory, RESSD_FILL_READ_PAGES at least): a drain takes every live
+ * block home in one round, and each pass of the read ahead reads through
+ * the whole log.
  */
 #define RESSD_FILL_DRAIN_PAGES	16384
 /* Pages per request (the block layer's BIO_MAX_VECS). */
