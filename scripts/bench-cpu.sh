@@ -11,8 +11,9 @@
 # (tests/bench/cpu-guest.sh) runs fio on dm-linear and on dm-ressd over the
 # same range of one brd device: 4 KiB random reads with an empty and with a
 # full index (queue depth 1 and 32), 1 MiB sequential writes, 4 KiB random
-# writes (queue depth 1 and 32, mover resumed), and then the latency of
-# sqlite3 commits on ext4 over each target.  Each case runs CPU_REPS
+# writes (queue depth 1 and 32, mover resumed; also on dm-writecache, the
+# in-kernel target of the same kind, for reference), and then the latency of
+# sqlite3 commits on ext4 over dm-linear and dm-ressd.  Each case runs CPU_REPS
 # times, the targets interleaved; the table gives the medians of IOPS, MB/s
 # and CPU time per I/O and the medians of the per-repetition ratios
 # dm-ressd / dm-linear.  Writes
@@ -24,7 +25,8 @@
 # CPU_CASES (all: read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1
 # read_full_qd32 randwrite_qd1 randwrite_qd32 randwrite_qd32_4j), CPU_CD_VARIANT (unset; <us>:
 # random writes also on dm-ressd with commit_delay_us=<us>), RESSD_KVM (0),
-# CPU_PERF (unset; a case: one more dm-ressd run of it under perf, its
+# CPU_PEERS (writecache; empty: the random writes on dm-linear and dm-ressd
+# only), CPU_PERF (unset; a case: one more dm-ressd run of it under perf, its
 # report in perf-<case>.txt, a dm-linear run beside it in
 # perf-<case>-diff.txt), CPU_PERF_FREQ (perf's samples a second; unset:
 # its default), CPU_CRC32C (unset: dm-ressd's choice, the
@@ -40,7 +42,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 case ${1:-} in
--h | --help) sed -n '2,37p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,39p' "$0"; exit 0 ;;
 "") ;;
 *) ressd_die "unknown argument $1 (see --help)" ;;
 esac

@@ -36,11 +36,12 @@ CASES = [
     ("randwrite_qd32_4j", "4 KiB random write, mover resumed, 4 jobs of QD32 (libaio)"),
 ]
 CASE_TITLE = dict(CASES)
-TARGETS = ["linear", "ressd", "ressd_cd"]
+TARGETS = ["linear", "ressd", "ressd_cd", "writecache"]
 TARGET_NAME = {
     "linear": "dm-linear",
     "ressd": "dm-ressd",
     "ressd_cd": "dm-ressd cd",     # + commit_delay_us of the variant (main)
+    "writecache": "dm-writecache",  # the random writes, for reference (CPU_PEERS)
 }
 # dm-ressd's INFO fields, in order (Documentation/dm-ressd.rst).
 STATUS_FIELDS = ["used_total", "mapped", "index_bytes", "redirected", "direct",
@@ -309,6 +310,12 @@ def main():
     for c in case_ids:
         for t in TARGETS[1:]:
             s = summary[c].get(t)
+            if s and "ressd" not in s and s.get("drain_wall_s") is not None:
+                # a peer's write-back after its run, beside dm-ressd's drain
+                rrows.append([c, TARGET_NAME[t]] + ["-"] * 9 +
+                             [fmt(s.get("drain_wall_s"), 2), fmt(s.get("drain_cpu_us_per_io"), 2),
+                              fmt(s.get("cpu_us_per_io_incl_drain"), 2)])
+                continue
             if not s or "ressd" not in s:
                 continue
             x = s["ressd"]
@@ -407,10 +414,10 @@ def main():
         if k in meta:
             lines.append("- %s: %s" % (k, meta[k]))
     lines += [
-        "- device: brd /dev/ram0 (%s MiB); both targets map its first %s MiB (the read/write span); "
+        "- device: brd /dev/ram0 (%s MiB); the targets map its first %s MiB (the read/write span); "
         "dm-ressd's log is the next %s MiB (%s slots of 4 KiB)" % (
-            int(config.get("span_mib", 0)) + int(config.get("log_mib", 0)), config.get("span_mib"),
-            config.get("log_mib"), config.get("log_slots")),
+            config.get("ram_mib", int(config.get("span_mib", 0)) + int(config.get("log_mib", 0))),
+            config.get("span_mib"), config.get("log_mib"), config.get("log_slots")),
         "- fio %s, O_DIRECT, %s s per run (time based), %s repetitions per case, targets interleaved "
         "(order rotated each repetition); medians shown" % (config.get("fio"), config.get("runtime_s"), reps),
         "- dm-ressd: defaults (`%s`), module parameter commit_delay_us %s%s; crc32c driver (csum_driver): %s" % (
@@ -419,6 +426,12 @@ def main():
             "; \"%s\" is the same target with commit_delay_us=%s during its runs" % (
                 TARGET_NAME["ressd_cd"], config["cd_variant"]), config.get("crc32c", "?")),
     ]
+    if config.get("writecache_table", "-") != "-":
+        lines.append("- dm-writecache (random writes only, for reference): `%s`, SSD mode with its defaults "
+                     "(high_watermark 50, low_watermark 45), its cache the RAM disk's last %s MiB (as large as "
+                     "dm-ressd's log); after its run every dirty block is written back (flush_on_suspend, "
+                     "suspend, resume), measured apart as dm-ressd's drain" % (
+                         config["writecache_table"].replace(",", " "), config.get("log_mib")))
     if fill:
         fst = parse_status(fill.get("status"))
         lines.append("- full index: mover paused, then %s 4 KiB random writes (fio libaio QD%s) over the span in %s rounds: "
@@ -435,14 +448,15 @@ def main():
         "from just before the first to just after the last I/O (fio exec_prerun/exec_postrun), per I/O: "
         "includes dm-ressd's worker, mover and timers. CPU us/IO (fio): the fio job's usr_cpu + sys_cpu "
         "(its own rusage: submission and inline completion). IOPS, MB/s, CPU and latency: medians over the "
-        "repetitions. Ratios dm-ressd / dm-linear: the median of the per-repetition ratios (both targets "
-        "ran back to back in one fio invocation in each repetition).",
+        "repetitions. Ratios dm-ressd / dm-linear: the median of the per-repetition ratios (the targets "
+        "ran back to back in one fio invocation in each repetition); dm-writecache's ratios are to dm-linear "
+        "too.",
         "",
     ]
     lines += main_tab + [""]
     if rrows:
         lines += ["dm-ressd counters per run (medians of the status deltas; full_writes: median, and the sum over the "
-                  "repetitions)", ""] + ressd_tab + [""]
+                  "repetitions); a peer's row gives its write-back after the run", ""] + ressd_tab + [""]
     lines += ["Latency (fio's completion latency, medians over the repetitions)", ""] + lat_tab + [""]
     if sq_tab:
         lines += ["sqlite3 COMMIT latency on ext4 over each target (synchronous=FULL, rollback journal: "

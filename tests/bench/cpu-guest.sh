@@ -16,6 +16,10 @@
 #                         dm-ressd run and the drain is measured apart;
 #   randwrite_qd32_4j     the same with 4 jobs of QD32 each (fio numjobs,
 #                         group_reporting): the CPUs busy;
+#                         the random writes also on dm-writecache (SSD
+#                         mode, defaults, its cache as large as dm-ressd's
+#                         log, on the same RAM disk), the in-kernel target
+#                         of the same kind, for reference (CPU_PEERS);
 #                         with CPU_CD_VARIANT=<us>, also dm-ressd with
 #                         commit_delay_us=<us> (target ressd_cd)
 #
@@ -41,6 +45,8 @@
 # e.g. crc32c-intel: dm-ressd loaded with csum_driver=<name>; under software
 # emulation the crc32 instruction costs about 30 us a 4 KiB block, the
 # table-driven crc32c-generic about 5 us),
+# CPU_PEERS (writecache: the random-write cases also on dm-writecache;
+# empty: dm-linear and dm-ressd only),
 # CPU_SQLITE_TXNS (300: sqlite3 commits timed a run on ext4 over each
 # target, after the cases; 0: none; dm-ressd's status before and after
 # each run gives its log writes per commit), CPU_RESSD_ARGS (unset: more
@@ -82,7 +88,7 @@ if [ "${1:-}" = --hook ]; then
 	esac
 	case $2 in
 	pre)
-		if [ "$htg" != linear ]; then
+		if [[ $htg == ressd* ]]; then
 			hstatus "$hdir/$htg.st0"
 		fi
 		if [ "$htg" = ressd_cd ]; then
@@ -93,17 +99,29 @@ if [ "${1:-}" = --hook ]; then
 	post)
 		hstat "$hdir/$htg.stat1"
 		echo "$hcd" >$hparam
-		if [ "$htg" != linear ]; then
+		if [[ $htg == ressd* ]]; then
 			hstatus "$hdir/$htg.st1"
 		fi
 		if [ "${7:-}" = drain ]; then
 			hstat "$hdir/$htg.drain0"
 			date +%s.%N >"$hdir/$htg.dt0"
-			DM_DISABLE_UDEV=1 dmsetup message ressd 0 drain
+			if [ "$htg" = writecache ]; then
+				# Every dirty block home: a suspend with flush_on_suspend
+				# writes them all back and waits.
+				export DM_DISABLE_UDEV=1
+				dmsetup message wc 0 flush_on_suspend && dmsetup suspend wc &&
+					dmsetup resume wc
+			else
+				DM_DISABLE_UDEV=1 dmsetup message ressd 0 drain
+			fi
 			echo $? >"$hdir/$htg.drain_rc"
 			date +%s.%N >"$hdir/$htg.dt1"
 			hstat "$hdir/$htg.drain1"
-			hstatus "$hdir/$htg.st2"
+			if [ "$htg" = writecache ]; then
+				dmsetup status wc | cut -d' ' -f4- >"$hdir/$htg.st2"
+			else
+				hstatus "$hdir/$htg.st2"
+			fi
 		fi
 		;;
 	esac
@@ -125,6 +143,11 @@ QD=${CPU_QD:-32}
 FILL_PCT=${CPU_FILL_PCT:-90}
 CASES=${CPU_CASES:-read_empty_qd1 read_empty_qd32 seqwrite_1m read_full_qd1 read_full_qd32 randwrite_qd1 randwrite_qd32 randwrite_qd32_4j}
 CD_VARIANT=${CPU_CD_VARIANT:-}
+PEERS=${CPU_PEERS-writecache}
+case $PEERS in
+"" | writecache) ;;
+*) bench_die "CPU_PEERS must be writecache or empty, not '$PEERS'" ;;
+esac
 RAM=/dev/ram0
 L=$((SPAN_MIB * 2048))		# origin range, sectors
 R=$((LOG_MIB * 2048))		# log range, sectors (right after it)
@@ -189,6 +212,7 @@ case_fio_args() {	# <case>
 case_targets() {	# <case> <rep>
 	local t=(linear ressd) i n
 	[[ $1 == randwrite_* ]] && [ -n "$CD_VARIANT" ] && t+=(ressd_cd)
+	[[ $1 == randwrite_* ]] && [ -n "$PEERS" ] && t+=(writecache)
 	n=${#t[@]}
 	for i in $(seq 0 $((n - 1))); do
 		echo "${t[$(((i + $2 - 1) % n))]}"
@@ -209,6 +233,7 @@ run_rep() {
 	for tg in $(case_targets "$cs" "$rep"); do
 		case $tg in
 		linear) dev=/dev/mapper/lin ;;
+		writecache) dev=/dev/mapper/wc ;;
 		*) dev=/dev/mapper/ressd ;;
 		esac
 		drain=
@@ -236,16 +261,23 @@ run_rep() {
 			bench_die "fio $id: no /proc/stat snapshots for $tg (exec_prerun/exec_postrun)"
 		fi
 		st0=- st1=- drain=
-		if [ "$tg" != linear ]; then
+		if [[ $tg == ressd* ]]; then
 			st0=$(tr ' ' ',' <"$RUN_DIR/$tg.st0")
 			st1=$(tr ' ' ',' <"$RUN_DIR/$tg.st1")
 			[ "$(cut -d, -f10 <<<"$st1")" = rw ] || bench_die "dm-ressd left rw mode in $id/$tg: $st1"
 		fi
 		if [ -e "$RUN_DIR/$tg.dt0" ]; then
 			[ "$(cat "$RUN_DIR/$tg.drain_rc")" = 0 ] || bench_die "drain after $id/$tg failed: $(cat "$RUN_DIR/$tg.st2")"
-			[ "$(cut -d' ' -f1 "$RUN_DIR/$tg.st2" | cut -d/ -f1)" = 0 ] ||
-				bench_die "log not empty after the drain in $id/$tg: $(cat "$RUN_DIR/$tg.st2")"
-			drain="drain_wall_s=$(cat "$RUN_DIR/$tg.dt0" "$RUN_DIR/$tg.dt1" | awk 'NR == 1 { a = $1 } NR == 2 { printf "%.3f", $1 - a }') $(stat_delta drain "$RUN_DIR/$tg.drain0" "$RUN_DIR/$tg.drain1") st2=$(tr ' ' ',' <"$RUN_DIR/$tg.st2")"
+			if [ "$tg" = writecache ]; then
+				# error, blocks, free blocks, under writeback: all free
+				awk '{ exit !($1 == 0 && $2 == $3 && $4 == 0) }' "$RUN_DIR/$tg.st2" ||
+					bench_die "dm-writecache not clean after its write-back in $id: $(cat "$RUN_DIR/$tg.st2")"
+			else
+				[ "$(cut -d' ' -f1 "$RUN_DIR/$tg.st2" | cut -d/ -f1)" = 0 ] ||
+					bench_die "log not empty after the drain in $id/$tg: $(cat "$RUN_DIR/$tg.st2")"
+			fi
+			drain="drain_wall_s=$(cat "$RUN_DIR/$tg.dt0" "$RUN_DIR/$tg.dt1" | awk 'NR == 1 { a = $1 } NR == 2 { printf "%.3f", $1 - a }') $(stat_delta drain "$RUN_DIR/$tg.drain0" "$RUN_DIR/$tg.drain1")"
+			[[ $tg == ressd* ]] && drain+=" st2=$(tr ' ' ',' <"$RUN_DIR/$tg.st2")"
 		fi
 		echo "REC case=$cs target=$tg rep=$rep fio=fio/$id.json $(stat_delta stat "$RUN_DIR/$tg.stat0" "$RUN_DIR/$tg.stat1") st0=$st0 st1=$st1 $drain" >>"$REC"
 	done
@@ -357,24 +389,38 @@ if [ -n "${CPU_CRC32C:-}" ]; then
 		bench_die "insmod dm_ressd.ko csum_driver=$CPU_CRC32C: $(dmesg | tail -n 2)"
 fi
 [ -e /sys/module/brd ] && bench_die "brd is already loaded"
-modprobe brd rd_nr=1 rd_size=$(((SPAN_MIB + LOG_MIB) * 1024)) max_part=0 ||
+# The RAM disk: the span, dm-ressd's log, and with CPU_PEERS dm-writecache's
+# cache (as large as the log).
+RAM_MIB=$((SPAN_MIB + LOG_MIB))
+[ -n "$PEERS" ] && RAM_MIB=$((RAM_MIB + LOG_MIB))
+modprobe brd rd_nr=1 rd_size=$((RAM_MIB * 1024)) max_part=0 ||
 	bench_die "modprobe brd"
 [ -b $RAM ] || bench_die "$RAM did not appear"
-# Every page of the RAM disk allocated once, so that no run pays for it.
-dd if=/dev/zero of=$RAM bs=1M count=$((SPAN_MIB + LOG_MIB)) oflag=direct status=none || bench_die "writing $RAM"
+# Every page of the RAM disk allocated once, so that no run pays for it
+# (and dm-writecache's cache starts zeroed: it formats it).
+dd if=/dev/zero of=$RAM bs=1M count=$RAM_MIB oflag=direct status=none || bench_die "writing $RAM"
 # The log's first 8 KiB zeroed: the target formats it.
 dd if=/dev/zero of=$RAM bs=4k count=2 seek=$((L / 8)) oflag=direct status=none ||
 	bench_die "zeroing the log header"
 dm_create lin "0 $L linear $RAM 0"
 dm_create ressd "0 $L ressd $RAM 0 $RAM $L $R${CPU_RESSD_ARGS:+ $CPU_RESSD_ARGS}"
+# dm-writecache over the same origin range (it maps its origin from sector
+# 0), its cache the RAM disk's last LOG MiB.
+if [ -n "$PEERS" ]; then
+	modprobe dm-writecache || bench_die "modprobe dm-writecache"
+	dm_create wc "0 $L writecache s $RAM $RAM 4096 2 start_sector $((L + R))"
+	WC_TABLE=$(dmsetup table wc | cut -d' ' -f3- | tr ' ' ',')
+else
+	WC_TABLE=-
+fi
 CD_DEFAULT=$(cat $CD_PARAM) || bench_die "no $CD_PARAM"
 CPU_MOVER_PID=$(pgrep -x kressd_mover)
 [ "$(wc -w <<<"$CPU_MOVER_PID")" = 1 ] || bench_die "no single kressd_mover thread: '$CPU_MOVER_PID'"
 export CPU_MOVER_PID
 [ "$(rs_field 10)" = rw ] || bench_die "dm-ressd is not rw: $(rs_status)"
 [ "$(rs_used)" = 0 ] || bench_die "a fresh log is not empty: $(rs_status)"
-echo "CONFIG kernel=$(uname -r) cpus=$(nproc) mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024)) clk_tck=$(getconf CLK_TCK) fio=$(fio --version) reps=$REPS runtime_s=$RUNTIME span_mib=$SPAN_MIB log_mib=$LOG_MIB qd=$QD fill_pct=$FILL_PCT log_slots=$(rs_total) commit_delay_us=$CD_DEFAULT cd_variant=${CD_VARIANT:--} crc32c=$(cat /sys/module/dm_ressd/parameters/csum_driver) ressd_table=$(dmsetup table ressd | cut -d' ' -f3- | tr ' ' ',') linear_table=$(dmsetup table lin | cut -d' ' -f3- | tr ' ' ',')" >"$REC"
-say "brd $RAM: $((SPAN_MIB + LOG_MIB)) MiB; origin range $L sectors, log $R sectors; $(rs_status)"
+echo "CONFIG kernel=$(uname -r) cpus=$(nproc) mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024)) clk_tck=$(getconf CLK_TCK) fio=$(fio --version) reps=$REPS runtime_s=$RUNTIME span_mib=$SPAN_MIB log_mib=$LOG_MIB qd=$QD fill_pct=$FILL_PCT log_slots=$(rs_total) commit_delay_us=$CD_DEFAULT cd_variant=${CD_VARIANT:--} crc32c=$(cat /sys/module/dm_ressd/parameters/csum_driver) ressd_table=$(dmsetup table ressd | cut -d' ' -f3- | tr ' ' ',') linear_table=$(dmsetup table lin | cut -d' ' -f3- | tr ' ' ',') ram_mib=$RAM_MIB writecache_table=$WC_TABLE" >"$REC"
+say "brd $RAM: $RAM_MIB MiB; origin range $L sectors, log $R sectors; $(rs_status)"
 
 # ---- the cases ----
 
@@ -447,7 +493,7 @@ if [ "$SQL_TXNS" != 0 ]; then
 	check_kernel_log sqlite
 fi
 
-dm_remove ressd lin
+dm_remove wc ressd lin
 check_kernel_log end
 say "done"
 exit 0
