@@ -312,7 +312,7 @@ def main():
             s = summary[c].get(t)
             if s and "ressd" not in s and s.get("drain_wall_s") is not None:
                 # a peer's write-back after its run, beside dm-ressd's drain
-                rrows.append([c, TARGET_NAME[t]] + ["-"] * 9 +
+                rrows.append([c, TARGET_NAME[t]] + ["-"] * (len(rheader) - 5) +
                              [fmt(s.get("drain_wall_s"), 2), fmt(s.get("drain_cpu_us_per_io"), 2),
                               fmt(s.get("cpu_us_per_io_incl_drain"), 2)])
                 continue
